@@ -1,0 +1,53 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "swift-image-cache",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    products: [
+        .library(name: "CacheStorage", targets: ["CacheStorage"]),
+        .executable(name: "cachectl", targets: ["cachectl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // The system C libraries, wrapped once each (CLMDB → BlobStore, CSQLite → MetadataIndex).
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(
+            name: "CacheStorage",
+            dependencies: [
+                "CLMDB", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "cachectl",
+            dependencies: [
+                "CacheStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // A child process the crash and multi-process tests start, kill and watch.
+        .executableTarget(
+            name: "storage-worker",
+            dependencies: ["CacheStorage"],
+            path: "Tests/Fixtures/StorageWorker"
+        ),
+        .testTarget(
+            name: "CacheStorageTests",
+            dependencies: ["CacheStorage"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,149 @@
+import Foundation
+
+/// The binary form of an entry's metadata that LMDB keeps beside the blob, so that a read needs
+/// no SQLite lookup. Versioned by its first byte; unknown versions read as damaged records.
+enum EntryRecord {
+    static let version: UInt8 = 1
+
+    private enum Field: UInt16, CaseIterable {
+        case expiresAt, etag, lastModified, responseDate, contentType, format
+        case pixelWidth, pixelHeight, cost, timeToLive, responseHeaders
+    }
+
+    static func encode(_ metadata: EntryMetadata) -> [UInt8] {
+        var writer = ByteWriter()
+        let attributes = metadata.attributes
+        writer.append(version)
+        writer.appendBytes(Array(metadata.key.utf8))
+        writer.append(UInt64(metadata.byteCount))
+        writer.append(metadata.checksum)
+        writer.append(metadata.storedAt.millisecondsSince1970)
+        var present: UInt16 = 0
+        func mark(_ field: Field, _ isPresent: Bool) { if isPresent { present |= 1 << field.rawValue } }
+        mark(.expiresAt, attributes.expiresAt != nil)
+        mark(.etag, attributes.etag != nil)
+        mark(.lastModified, attributes.lastModified != nil)
+        mark(.responseDate, attributes.responseDate != nil)
+        mark(.contentType, attributes.contentType != nil)
+        mark(.format, attributes.format != nil)
+        mark(.pixelWidth, attributes.pixelWidth != nil)
+        mark(.pixelHeight, attributes.pixelHeight != nil)
+        mark(.cost, attributes.cost != nil)
+        mark(.timeToLive, attributes.timeToLive != nil)
+        mark(.responseHeaders, attributes.responseHeaders != nil)
+        writer.append(present)
+        if let value = attributes.expiresAt { writer.append(value.millisecondsSince1970) }
+        if let value = attributes.etag { writer.appendBytes(Array(value.utf8)) }
+        if let value = attributes.lastModified { writer.appendBytes(Array(value.utf8)) }
+        if let value = attributes.responseDate { writer.append(value.millisecondsSince1970) }
+        if let value = attributes.contentType { writer.appendBytes(Array(value.utf8)) }
+        if let value = attributes.format { writer.appendBytes(Array(value.utf8)) }
+        if let value = attributes.pixelWidth { writer.append(Int64(value)) }
+        if let value = attributes.pixelHeight { writer.append(Int64(value)) }
+        if let value = attributes.cost { writer.append(Int64(value)) }
+        if let value = attributes.timeToLive { writer.append(value.wholeMilliseconds) }
+        if let value = attributes.responseHeaders { writer.appendBytes(Array(value)) }
+        return writer.bytes
+    }
+
+    /// Decodes a record; nil when the bytes are not a record this version understands.
+    static func decode(_ buffer: UnsafeRawBufferPointer) -> EntryMetadata? {
+        var reader = ByteReader(buffer)
+        guard reader.readUInt8() == version,
+            let key = reader.readString(),
+            let byteCount = reader.readUInt64(),
+            let checksum = reader.readUInt64(),
+            let storedAt = reader.readInt64(),
+            let present = reader.readUInt16()
+        else { return nil }
+        func has(_ field: Field) -> Bool { present & (1 << field.rawValue) != 0 }
+        var attributes = EntryAttributes()
+        var ok = true
+        func int64(_ field: Field) -> Int64? {
+            guard has(field) else { return nil }
+            guard let value = reader.readInt64() else { ok = false; return nil }
+            return value
+        }
+        func string(_ field: Field) -> String? {
+            guard has(field) else { return nil }
+            guard let value = reader.readString() else { ok = false; return nil }
+            return value
+        }
+        attributes.expiresAt = int64(.expiresAt).map(Date.init(millisecondsSince1970:))
+        attributes.etag = string(.etag)
+        attributes.lastModified = string(.lastModified)
+        attributes.responseDate = int64(.responseDate).map(Date.init(millisecondsSince1970:))
+        attributes.contentType = string(.contentType)
+        attributes.format = string(.format)
+        attributes.pixelWidth = int64(.pixelWidth).map { Int($0) }
+        attributes.pixelHeight = int64(.pixelHeight).map { Int($0) }
+        attributes.cost = int64(.cost).map { Int($0) }
+        attributes.timeToLive = int64(.timeToLive).map { Duration.milliseconds($0) }
+        if has(.responseHeaders) {
+            guard let bytes = reader.readBytes() else { return nil }
+            attributes.responseHeaders = Data(bytes)
+        }
+        guard ok, reader.isAtEnd, byteCount <= UInt64(Int.max) else { return nil }
+        let stored = Date(millisecondsSince1970: storedAt)
+        return EntryMetadata(
+            key: key, byteCount: Int(byteCount), checksum: checksum, storedAt: stored, lastAccess: stored,
+            attributes: attributes)
+    }
+
+    /// Reads only the key, for the collision check on the hot read path.
+    static func key(in buffer: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        var reader = ByteReader(buffer)
+        guard reader.readUInt8() == version else { return nil }
+        return reader.readSlice()
+    }
+}
+
+/// Appends fixed-width little-endian integers and length-prefixed byte strings.
+struct ByteWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func append<Integer: FixedWidthInteger>(_ value: Integer) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func appendBytes(_ value: [UInt8]) {
+        append(UInt32(value.count))
+        bytes.append(contentsOf: value)
+    }
+}
+
+/// Reads what ``ByteWriter`` wrote, returning nil instead of reading past the end.
+struct ByteReader {
+    private let buffer: UnsafeRawBufferPointer
+    private var offset = 0
+
+    init(_ buffer: UnsafeRawBufferPointer) {
+        self.buffer = buffer
+    }
+
+    var isAtEnd: Bool { offset == buffer.count }
+
+    private mutating func read<Integer: FixedWidthInteger>(_: Integer.Type) -> Integer? {
+        let size = MemoryLayout<Integer>.size
+        guard offset + size <= buffer.count else { return nil }
+        defer { offset += size }
+        return Integer(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: Integer.self))
+    }
+
+    mutating func readUInt8() -> UInt8? { read(UInt8.self) }
+    mutating func readUInt16() -> UInt16? { read(UInt16.self) }
+    mutating func readUInt64() -> UInt64? { read(UInt64.self) }
+    mutating func readInt64() -> Int64? { read(Int64.self) }
+
+    mutating func readSlice() -> UnsafeRawBufferPointer? {
+        guard let length = read(UInt32.self).map(Int.init), offset + length <= buffer.count else { return nil }
+        defer { offset += length }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)])
+    }
+
+    mutating func readBytes() -> [UInt8]? { readSlice().map { Array($0) } }
+
+    mutating func readString() -> String? {
+        readSlice().map { String(decoding: $0, as: UTF8.self) }
+    }
+}

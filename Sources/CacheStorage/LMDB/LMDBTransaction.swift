@@ -1,0 +1,84 @@
+import CLMDB
+
+/// One LMDB transaction (read-only or read-write), valid only inside the closure that received it.
+///
+/// Every buffer it hands out points into LMDB's map and dies with the transaction: copy out first.
+struct LMDBTransaction {
+    let handle: OpaquePointer
+
+    func get(_ database: MDB_dbi, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var value = MDB_val()
+        let code = mdb_get(handle, database, &keyValue, &value)
+        if code == MDB_NOTFOUND { return nil }
+        try LMDBError.check(code, "read an entry")
+        return UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
+    }
+
+    func put(_ database: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws {
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var dataValue = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        try LMDBError.check(mdb_put(handle, database, &keyValue, &dataValue, 0), "write an entry")
+    }
+
+    /// Deletes `key`; returns whether it existed.
+    @discardableResult
+    func delete(_ database: MDB_dbi, key: UnsafeRawBufferPointer) throws -> Bool {
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        let code = mdb_del(handle, database, &keyValue, nil)
+        if code == MDB_NOTFOUND { return false }
+        try LMDBError.check(code, "delete an entry")
+        return true
+    }
+
+    /// Empties `database`, keeping it open.
+    func empty(_ database: MDB_dbi) throws {
+        try LMDBError.check(mdb_drop(handle, database, 0), "empty a database")
+    }
+
+    /// Number of keys in `database`.
+    func count(_ database: MDB_dbi) throws -> Int {
+        var stat = MDB_stat()
+        try LMDBError.check(mdb_stat(handle, database, &stat), "count entries")
+        return stat.ms_entries
+    }
+
+    /// Walks `database` in key order from `start` (or the first key) until `body` returns false.
+    func forEach(
+        _ database: MDB_dbi, from start: UnsafeRawBufferPointer? = nil,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        var cursor: OpaquePointer?
+        try LMDBError.check(mdb_cursor_open(handle, database, &cursor), "open a cursor")
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var value = MDB_val()
+        var operation = MDB_FIRST
+        if let start {
+            key = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
+            operation = MDB_SET_RANGE
+        }
+        while true {
+            let code = mdb_cursor_get(cursor, &key, &value, operation)
+            if code == MDB_NOTFOUND { return }
+            try LMDBError.check(code, "walk a database")
+            let keyBuffer = UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
+            let valueBuffer = UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
+            if try !body(keyBuffer, valueBuffer) { return }
+            operation = MDB_NEXT
+        }
+    }
+
+    /// The last key of `database`, copied out.
+    func lastKey(_ database: MDB_dbi) throws -> [UInt8]? {
+        var cursor: OpaquePointer?
+        try LMDBError.check(mdb_cursor_open(handle, database, &cursor), "open a cursor")
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var value = MDB_val()
+        let code = mdb_cursor_get(cursor, &key, &value, MDB_LAST)
+        if code == MDB_NOTFOUND { return nil }
+        try LMDBError.check(code, "find the last key")
+        return Array(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+extension PersistentStore {
+    /// Checks every invariant: each record has its blob with the stated length and checksum, no
+    /// blob lacks a record, and the index lists exactly the entries LMDB holds.
+    ///
+    /// Reads every byte, so it takes as long as reading the whole store. With `repair`, damaged
+    /// entries are removed and the index is rebuilt from LMDB. Safe while other processes write:
+    /// entries changed since the index's last catch-up are not counted as disagreements.
+    public func verify(repair: Bool = false) async throws -> VerificationReport {
+        try checkOpen()
+        try await flush()
+        var damaged: [KeyDigest] = []
+        var indexProblems = false
+        var report = try core.index.query { connection -> VerificationReport in
+            var rows: [KeyDigest: (key: String, bytes: Int, checksum: UInt64)] = [:]
+            let applied = try connection.scalar("SELECT applied_seq FROM mirror_state WHERE id = 1") ?? 0
+            let statement = try connection.prepare("SELECT digest, key, byte_size, checksum FROM entries")
+            while try statement.step() {
+                guard let digest = MetadataIndex.digest(statement, column: 0) else { continue }
+                rows[digest] = (statement.string(1) ?? "", Int(statement.int64(2)), UInt64(bitPattern: statement.int64(3)))
+            }
+            return try core.blobs.read { txn in
+                let databases = core.blobs.databases
+                var report = VerificationReport(entriesChecked: 0, bytesChecked: 0, problems: [], repaired: false)
+                let info = try txn.storeInfo(databases)
+                let appliedSequence = UInt64(bitPattern: applied)
+                var inFlux = Set<KeyDigest>()
+                var indexComparable = true
+                if let info, appliedSequence < info.head {
+                    if appliedSequence < info.trimmedThrough {
+                        indexComparable = false
+                    } else {
+                        inFlux = try txn.journalDigests(after: appliedSequence, databases)
+                    }
+                }
+                try txn.forEach(databases.records) { keyBytes, value in
+                    guard let digest = KeyDigest(bytes: keyBytes) else { return true }
+                    report.entriesChecked += 1
+                    guard let metadata = EntryRecord.decode(value) else {
+                        report.problems.append(.unreadableRecord(digest: digest.hexString))
+                        damaged.append(digest)
+                        return true
+                    }
+                    let row = rows.removeValue(forKey: digest)
+                    if indexComparable && !inFlux.contains(digest) {
+                        if row == nil {
+                            report.problems.append(.unindexedEntry(key: metadata.key))
+                            indexProblems = true
+                        } else if let row, row.bytes != metadata.byteCount || row.checksum != metadata.checksum
+                            || row.key != metadata.key
+                        {
+                            report.problems.append(.indexMismatch(key: metadata.key))
+                            indexProblems = true
+                        }
+                    }
+                    guard let blob = try txn.get(databases.blobs, key: keyBytes) else {
+                        report.problems.append(.missingBlob(key: metadata.key))
+                        damaged.append(digest)
+                        return true
+                    }
+                    report.bytesChecked += blob.count
+                    if blob.count != metadata.byteCount {
+                        report.problems.append(
+                            .sizeMismatch(key: metadata.key, expected: metadata.byteCount, actual: blob.count))
+                        damaged.append(digest)
+                    } else if XXHash64.hash(blob) != metadata.checksum {
+                        report.problems.append(.checksumMismatch(key: metadata.key))
+                        damaged.append(digest)
+                    }
+                    return true
+                }
+                try txn.forEach(databases.blobs) { keyBytes, _ in
+                    if let digest = KeyDigest(bytes: keyBytes), try txn.get(databases.records, key: keyBytes) == nil {
+                        report.problems.append(.orphanBlob(digest: digest.hexString))
+                        damaged.append(digest)
+                    }
+                    return true
+                }
+                if indexComparable {
+                    for (digest, row) in rows where !inFlux.contains(digest) {
+                        report.problems.append(.danglingIndexRow(key: row.key))
+                        indexProblems = true
+                    }
+                }
+                return report
+            }
+        }
+        if repair && !report.isClean {
+            if !damaged.isEmpty { _ = try await core.writer.submit(.removeIfDamaged(damaged)) }
+            if indexProblems || !damaged.isEmpty { _ = try await core.writer.submit(.rebuildIndex) }
+            report.repaired = true
+            core.logger.notice("Repaired the cache store", metadata: ["problems": "\(report.problems.count)"])
+        }
+        return report
+    }
+
+    /// Gives space back: rewrites LMDB's data file without free pages and vacuums the index.
+    ///
+    /// Needs the store to itself: when another process has it open, it throws
+    /// ``StorageError/storeInUse(path:operation:)`` and changes nothing. In this process, reads
+    /// and writes wait while it runs.
+    /// - Returns: the bytes of the store's files before and after.
+    public func compact() async throws -> (bytesBefore: Int, bytesAfter: Int) {
+        try checkOpen()
+        // A failed conversion may drop the shared lock (flock is not atomic here): retake it either way.
+        let exclusive = core.usersLock.tryUpgrade()
+        defer { core.usersLock.lockShared() }
+        guard exclusive else {
+            throw StorageError.storeInUse(path: directory.path, operation: "compact")
+        }
+        guard case let .compacted(before, after) = try await core.writer.submit(.compact) else { return (0, 0) }
+        return (before, after)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+extension PersistentStore {
+    /// Lists entries' metadata from the index, filtered, ordered and paged by `query`.
+    public func entries(matching query: EntryQuery = EntryQuery()) throws -> [EntryMetadata] {
+        try checkOpen()
+        var clauses: [String] = []
+        var binds: [IndexValue] = []
+        if let prefix = query.keyPrefix, !prefix.isEmpty {
+            clauses.append("substr(key, 1, ?) = ?")
+            binds.append(.integer(Int64(prefix.count)))
+            binds.append(.text(prefix))
+            if prefix.unicodeScalars.allSatisfy(\.isASCII) {
+                // substr counts characters; for ASCII prefixes the index range narrows the scan.
+                clauses.append("key >= ?")
+                binds.append(.text(prefix))
+            }
+        }
+        if let host = query.host?.lowercased() {
+            clauses.append("(lower(key) LIKE ? ESCAPE '\\' OR lower(key) LIKE ? ESCAPE '\\' OR lower(key) LIKE ? ESCAPE '\\')")
+            let escaped = host.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_")
+            binds += [.text("%://\(escaped)/%"), .text("%://\(escaped):%"), .text("%://\(escaped)")]
+        }
+        if let date = query.expiredAt {
+            clauses.append("expires_at <= ?")
+            binds.append(.integer(date.millisecondsSince1970))
+        }
+        if let date = query.storedBefore {
+            clauses.append("stored_at < ?")
+            binds.append(.integer(date.millisecondsSince1970))
+        }
+        if let date = query.accessedBefore {
+            clauses.append("last_access < ?")
+            binds.append(.integer(date.millisecondsSince1970))
+        }
+        if let size = query.largerThanBytes {
+            clauses.append("byte_size > ?")
+            binds.append(.integer(Int64(size)))
+        }
+        if let format = query.format {
+            clauses.append("format = ?")
+            binds.append(.text(format))
+        }
+        let order =
+            switch query.order {
+            case .key: "key"
+            case .leastRecentlyUsed: "last_access, stored_at"
+            case .mostRecentlyUsed: "last_access DESC, stored_at DESC"
+            case .largest: "byte_size DESC, key"
+            case .newest: "stored_at DESC, key"
+            case .oldest: "stored_at, key"
+            }
+        let whereClause = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+        let sql = "SELECT \(IndexRow.columns) FROM entries\(whereClause) ORDER BY \(order) LIMIT ? OFFSET ?"
+        binds.append(.integer(Int64(query.limit ?? -1)))
+        binds.append(.integer(Int64(max(0, query.offset))))
+        return try core.index.query { connection in
+            let statement = try connection.prepare(sql)
+            for (position, value) in binds.enumerated() {
+                switch value {
+                case let .integer(number): try statement.bind(Int32(position + 1), number)
+                case let .text(text): try statement.bind(Int32(position + 1), text)
+                }
+            }
+            var rows: [EntryMetadata] = []
+            while try statement.step() { rows.append(IndexRow.metadata(statement)) }
+            return rows
+        }
+    }
+
+    /// Counts, sizes, formats, expiry, limits and file sizes, from the index and LMDB.
+    public func statistics() throws -> StoreStatistics {
+        try checkOpen()
+        let now = Date().millisecondsSince1970
+        var stats = try core.index.query { connection -> StoreStatistics in
+            let totals = try core.index.totals(on: connection)
+            var formats: [String: StoreStatistics.FormatUsage] = [:]
+            let byFormat = try connection.prepare(
+                "SELECT coalesce(format, 'unknown'), count(*), coalesce(sum(byte_size), 0) FROM entries GROUP BY 1")
+            while try byFormat.step() {
+                formats[byFormat.string(0) ?? "unknown"] = .init(
+                    entries: Int(byFormat.int64(1)), bytes: Int(byFormat.int64(2)))
+            }
+            let expiry = try connection.prepare(
+                """
+                SELECT coalesce(sum(expires_at <= ?1), 0), coalesce(sum(expires_at > ?1), 0),
+                       coalesce(sum(expires_at IS NULL), 0), min(last_access), max(last_access)
+                FROM entries
+                """)
+            try expiry.bind(1, now)
+            _ = try expiry.step()
+            let largest = try connection.prepare(
+                "SELECT \(IndexRow.columns) FROM entries ORDER BY byte_size DESC LIMIT 5")
+            var largestEntries: [EntryMetadata] = []
+            while try largest.step() { largestEntries.append(IndexRow.metadata(largest)) }
+            let counters = try connection.prepare("SELECT name, value FROM counters")
+            var hits = 0
+            var misses = 0
+            while try counters.step() {
+                if counters.string(0) == "hits" { hits = Int(counters.int64(1)) }
+                if counters.string(0) == "misses" { misses = Int(counters.int64(1)) }
+            }
+            return StoreStatistics(
+                entries: totals.entries, bytes: totals.bytes, formats: formats,
+                expiredEntries: Int(expiry.int64(0)), unexpiredEntries: Int(expiry.int64(1)),
+                entriesWithoutExpiry: Int(expiry.int64(2)),
+                oldestAccess: expiry.optionalInt64(3).map(Date.init(millisecondsSince1970:)),
+                newestAccess: expiry.optionalInt64(4).map(Date.init(millisecondsSince1970:)),
+                largestEntries: largestEntries, byteLimit: core.configuration.byteLimit,
+                entryLimit: core.configuration.entryLimit, mapBytes: 0, mapUsedBytes: 0, indexFileBytes: 0,
+                hits: hits, misses: misses)
+        }
+        let usage = try core.blobs.usage()
+        stats.mapBytes = usage.mapBytes
+        stats.mapUsedBytes = usage.usedBytes
+        stats.indexFileBytes = ([core.layout.index] + core.layout.indexSidecars).compactMap(\.fileSize).reduce(0, +)
+        return stats
+    }
+}
+
+private enum IndexValue {
+    case integer(Int64)
+    case text(String)
+}
+
+/// The columns a listing reads and how they become ``EntryMetadata``.
+enum IndexRow {
+    static let columns = """
+        key, byte_size, checksum, stored_at, last_access, expires_at, etag, last_modified, response_date, \
+        content_type, format, pixel_width, pixel_height, cost, ttl_ms, response_headers
+        """
+
+    static func metadata(_ row: SQLiteStatement) -> EntryMetadata {
+        let attributes = EntryAttributes(
+            expiresAt: row.optionalInt64(5).map(Date.init(millisecondsSince1970:)),
+            etag: row.string(6),
+            lastModified: row.string(7),
+            responseDate: row.optionalInt64(8).map(Date.init(millisecondsSince1970:)),
+            responseHeaders: row.bytes(15).map { Data($0) },
+            contentType: row.string(9),
+            format: row.string(10),
+            pixelWidth: row.optionalInt64(11).map { Int($0) },
+            pixelHeight: row.optionalInt64(12).map { Int($0) },
+            cost: row.optionalInt64(13).map { Int($0) },
+            timeToLive: row.optionalInt64(14).map { .milliseconds($0) })
+        return EntryMetadata(
+            key: row.string(0) ?? "", byteCount: Int(row.int64(1)), checksum: UInt64(bitPattern: row.int64(2)),
+            storedAt: Date(millisecondsSince1970: row.int64(3)),
+            lastAccess: Date(millisecondsSince1970: row.int64(4)), attributes: attributes)
+    }
+}

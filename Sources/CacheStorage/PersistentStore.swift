@@ -1,0 +1,233 @@
+import Foundation
+
+/// A disk cache of byte blobs with metadata: LMDB for bytes, SQLite for the index.
+///
+/// Reads are synchronous and run in parallel from any thread; they touch LMDB only. Writes are
+/// `async`: many tasks' writes are committed together by one writer thread, and a write returns
+/// once its batch has committed (see ``Durability``). Several processes may open the same
+/// directory at once; handles in one process on the same directory share one open store.
+///
+/// ```swift
+/// let store = try PersistentStore(directory: cacheURL)
+/// try await store.put(NewEntry(key: url.absoluteString, data: bytes,
+///                              attributes: EntryAttributes(etag: "\"v1\"", format: "png")))
+/// if let hit = try store.get(url.absoluteString) { use(hit.data, hit.metadata.attributes.etag) }
+/// ```
+public final class PersistentStore: Sendable {
+    let core: StoreCore
+    private let isClosed = Locked(false)
+
+    /// The folder holding the store's files.
+    public var directory: URL { core.layout.directory }
+
+    /// The configuration in force (the first handle's, when several share a directory).
+    public var configuration: StoreConfiguration { core.configuration }
+
+    /// Opens the store in `directory`, creating it when missing.
+    ///
+    /// A damaged store, or one written by a newer version, is moved aside into `quarantine/` and
+    /// replaced by an empty one (logged), unless `configuration.recovery` is ``RecoveryPolicy/throwError``.
+    /// - Throws: ``StorageError``.
+    public init(directory: URL, configuration: StoreConfiguration = StoreConfiguration()) throws {
+        core = try StoreRegistry.acquire(directory: directory, configuration: configuration)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Persists recorded reads and releases the store; later calls throw ``StorageError/closed``.
+    public func close() {
+        let wasOpen = isClosed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        if wasOpen { StoreRegistry.release(core) }
+    }
+
+    func checkOpen() throws {
+        if isClosed.withLock({ $0 }) { throw StorageError.closed }
+    }
+
+    // MARK: Reads
+
+    /// The entry for `key`, bytes and metadata, or nil. Records the read for LRU order.
+    ///
+    /// The bytes always have the length the metadata states; a record whose blob is missing or
+    /// of the wrong length is a miss, and is removed in the background.
+    public func get(_ key: String) throws -> CachedEntry? {
+        try checkOpen()
+        let digest = KeyDigest(key: key)
+        var damaged = false
+        let entry: CachedEntry? = try core.blobs.read { txn in
+            let databases = core.blobs.databases
+            return try digest.withBytes { digestBytes -> CachedEntry? in
+                guard let record = try txn.get(databases.records, key: digestBytes) else { return nil }
+                guard let storedKey = EntryRecord.key(in: record), storedKey.elementsEqual(key.utf8) else {
+                    return nil
+                }
+                guard let metadata = EntryRecord.decode(record),
+                    let blob = try txn.get(databases.blobs, key: digestBytes), blob.count == metadata.byteCount
+                else {
+                    damaged = true
+                    return nil
+                }
+                return CachedEntry(data: Data(blob), metadata: metadata)
+            }
+        }
+        guard var entry else {
+            core.accessLog.recordMiss()
+            if damaged { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
+            return nil
+        }
+        let now = Date()
+        entry.metadata.lastAccess = now
+        if core.accessLog.recordHit(digest, at: now.millisecondsSince1970) >= core.configuration.accessFlushThreshold {
+            core.writer.wake()
+        }
+        return entry
+    }
+
+    /// The metadata for `key` without reading the bytes, or nil. Does not count as a read.
+    public func metadata(for key: String) throws -> EntryMetadata? {
+        try checkOpen()
+        let digest = KeyDigest(key: key)
+        guard
+            var metadata = try core.blobs.read({ txn in
+                try digest.withBytes { try txn.get(core.blobs.databases.records, key: $0) }
+                    .flatMap(EntryRecord.decode)
+            }), metadata.key == key
+        else { return nil }
+        if let pending = core.accessLog.pendingAccess(digest) {
+            metadata.lastAccess = Date(millisecondsSince1970: pending)
+        } else if let indexed = try lastAccessFromIndex(digest) {
+            metadata.lastAccess = indexed
+        }
+        return metadata
+    }
+
+    /// Whether an entry for `key` exists. Does not count as a read.
+    public func contains(_ key: String) throws -> Bool {
+        try checkOpen()
+        let digest = KeyDigest(key: key)
+        return try core.blobs.read { txn in
+            try digest.withBytes { try txn.get(core.blobs.databases.records, key: $0) }
+                .flatMap(EntryRecord.key(in:))?.elementsEqual(key.utf8) ?? false
+        }
+    }
+
+    private func lastAccessFromIndex(_ digest: KeyDigest) throws -> Date? {
+        try core.index.query { connection in
+            let statement = try connection.prepare("SELECT last_access FROM entries WHERE digest = ?")
+            try digest.withBytes { try statement.bind(1, blob: $0) }
+            return try statement.step() ? Date(millisecondsSince1970: statement.int64(0)) : nil
+        }
+    }
+
+    // MARK: Writes
+
+    /// Stores one entry, replacing any entry with the same key.
+    /// - Throws: ``StorageError/entryTooLarge(key:byteCount:limit:)``, ``StorageError/keyTooLong(byteCount:limit:)``, or a store failure.
+    public func put(_ entry: NewEntry) async throws {
+        try await put([entry])
+    }
+
+    /// Stores many entries in one commit. Either every entry is validated or none is written.
+    public func put(_ entries: [NewEntry]) async throws {
+        try checkOpen()
+        let prepared = try entries.map(prepare)
+        _ = try await core.writer.submit(.put(prepared))
+    }
+
+    /// Stores entries and blocks the calling thread until they have committed; for callers outside async code.
+    public func putAndWait(_ entries: [NewEntry]) throws {
+        try checkOpen()
+        let prepared = try entries.map(prepare)
+        _ = try core.writer.submitAndWait(.put(prepared))
+    }
+
+    /// Replaces the attributes of an existing entry without touching its bytes (a 304 revalidation).
+    /// - Returns: false when there is no entry for `key`.
+    @discardableResult
+    public func updateAttributes(for key: String, to attributes: EntryAttributes) async throws -> Bool {
+        try checkOpen()
+        guard case let .found(found) = try await core.writer.submit(.update(key: key, attributes: attributes)) else {
+            return false
+        }
+        return found
+    }
+
+    /// Removes the entry for `key`. Returns whether there was one.
+    @discardableResult
+    public func remove(_ key: String) async throws -> Bool {
+        try await remove([key]).entries > 0
+    }
+
+    /// Removes the entries for `keys` in one commit.
+    @discardableResult
+    public func remove(_ keys: [String]) async throws -> RemovalResult {
+        try checkOpen()
+        return try RemovalResult(await core.writer.submit(.remove(keys)))
+    }
+
+    /// Removes every entry.
+    public func removeAll() async throws {
+        try checkOpen()
+        _ = try await core.writer.submit(.removeAll)
+    }
+
+    /// Evicts expired entries first, then the least recently used, until the store holds at most
+    /// `byteTarget` bytes and `entryTarget` entries (a nil target is not enforced).
+    @discardableResult
+    public func evict(toBytes byteTarget: Int? = nil, toEntries entryTarget: Int? = nil) async throws -> RemovalResult {
+        try checkOpen()
+        return try RemovalResult(await core.writer.submit(.evict(toBytes: byteTarget, toEntries: entryTarget)))
+    }
+
+    /// Persists recorded reads to the index and forces committed data to disk.
+    public func flush() async throws {
+        try checkOpen()
+        _ = try await core.writer.submit(.flush)
+    }
+
+    private func prepare(_ entry: NewEntry) throws -> PreparedPut {
+        let configuration = core.configuration
+        let keyBytes = entry.key.utf8.count
+        guard keyBytes <= configuration.maxKeyBytes else {
+            throw StorageError.keyTooLong(byteCount: keyBytes, limit: configuration.maxKeyBytes)
+        }
+        guard entry.data.count <= configuration.maxEntryBytes else {
+            throw StorageError.entryTooLarge(
+                key: entry.key, byteCount: entry.data.count, limit: configuration.maxEntryBytes)
+        }
+        let checksum = entry.data.withUnsafeBytes { XXHash64.hash($0) }
+        let now = Date(millisecondsSince1970: Date().millisecondsSince1970)
+        let metadata = EntryMetadata(
+            key: entry.key, byteCount: entry.data.count, checksum: checksum, storedAt: now, lastAccess: now,
+            attributes: entry.attributes)
+        return PreparedPut(
+            digest: KeyDigest(key: entry.key), key: entry.key, record: EntryRecord.encode(metadata), data: entry.data)
+    }
+}
+
+/// How many entries and bytes an operation removed.
+public struct RemovalResult: Sendable, Hashable {
+    /// Entries removed.
+    public var entries: Int
+    /// Bytes those entries held.
+    public var bytes: Int
+
+    /// Creates a result.
+    public init(entries: Int, bytes: Int) {
+        self.entries = entries
+        self.bytes = bytes
+    }
+
+    init(_ outcome: WriteOutcome) {
+        if case let .removed(entries, bytes) = outcome {
+            self.init(entries: entries, bytes: bytes)
+        } else {
+            self.init(entries: 0, bytes: 0)
+        }
+    }
+}

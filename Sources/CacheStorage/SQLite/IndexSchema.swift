@@ -1,0 +1,58 @@
+/// The SQLite schema, as forward-only migrations: `migrations[n]` takes `user_version` n to n+1.
+///
+/// A store whose `user_version` is above `migrations.count` comes from a newer version.
+enum IndexSchema {
+    static var currentVersion: Int { migrations.count }
+
+    static let migrations: [String] = [
+        """
+        CREATE TABLE entries (
+            digest BLOB PRIMARY KEY NOT NULL,
+            key TEXT NOT NULL,
+            byte_size INTEGER NOT NULL,
+            checksum INTEGER NOT NULL,
+            stored_at INTEGER NOT NULL,
+            last_access INTEGER NOT NULL,
+            expires_at INTEGER,
+            etag TEXT,
+            last_modified TEXT,
+            response_date INTEGER,
+            content_type TEXT,
+            format TEXT,
+            pixel_width INTEGER,
+            pixel_height INTEGER,
+            cost INTEGER,
+            ttl_ms INTEGER,
+            response_headers BLOB
+        );
+        CREATE INDEX entries_by_key ON entries(key);
+        CREATE INDEX entries_by_access ON entries(last_access);
+        CREATE INDEX entries_by_expiry ON entries(expires_at) WHERE expires_at IS NOT NULL;
+        CREATE TABLE totals (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            entries INTEGER NOT NULL,
+            bytes INTEGER NOT NULL
+        );
+        INSERT INTO totals VALUES (1, 0, 0);
+        CREATE TRIGGER entries_added AFTER INSERT ON entries BEGIN
+            UPDATE totals SET entries = entries + 1, bytes = bytes + NEW.byte_size WHERE id = 1;
+        END;
+        CREATE TRIGGER entries_removed AFTER DELETE ON entries BEGIN
+            UPDATE totals SET entries = entries - 1, bytes = bytes - OLD.byte_size WHERE id = 1;
+        END;
+        CREATE TRIGGER entries_resized AFTER UPDATE OF byte_size ON entries BEGIN
+            UPDATE totals SET bytes = bytes - OLD.byte_size + NEW.byte_size WHERE id = 1;
+        END;
+        CREATE TABLE mirror_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            store_id BLOB,
+            applied_seq INTEGER NOT NULL
+        );
+        INSERT INTO mirror_state VALUES (1, NULL, 0);
+        CREATE TABLE counters (
+            name TEXT PRIMARY KEY NOT NULL,
+            value INTEGER NOT NULL
+        );
+        """
+    ]
+}

@@ -1,0 +1,227 @@
+import CSQLite
+import Foundation
+
+/// The SQLite index over the entries: last access, expiry, totals, listing.
+///
+/// It mirrors LMDB's records (see ``StoreMirror``) and adds what LMDB does not keep: last-access
+/// times and hit counters. Concurrency: `writer` is used only by the store's writer thread (and by
+/// `open`, before that thread starts); queries from other threads go through `reader`, behind its lock.
+final class MetadataIndex: @unchecked Sendable {
+    enum OpenFailure: Error {
+        case damaged(String)
+        case newer(Int)
+        case failed(StorageError)
+    }
+
+    let path: String
+    let writer: SQLiteConnection
+    private let reader: Locked<SQLiteConnection>
+
+    init(path: String) throws(OpenFailure) {
+        self.path = path
+        do {
+            let writer = try SQLiteConnection(path: path)
+            try Self.configure(writer)
+            let version = try Int(writer.scalar("PRAGMA user_version") ?? 0)
+            if version > IndexSchema.currentVersion { throw OpenFailure.newer(version) }
+            try Self.migrate(writer, from: version)
+            // Touch every table once: a damaged file fails here rather than on a later write.
+            _ = try writer.scalar("SELECT count(*) FROM mirror_state")
+            _ = try writer.scalar("SELECT entries FROM totals")
+            let reader = try SQLiteConnection(path: path)
+            try Self.configure(reader)
+            self.writer = writer
+            self.reader = Locked(reader)
+        } catch let failure as OpenFailure {
+            throw failure
+        } catch let StorageError.sqlite(operation, code, message) {
+            let primary = code & 0xFF
+            if primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_CANTOPEN && Self.isDirectory(path)
+                || primary == SQLITE_ERROR && operation.contains("FROM")
+            {
+                throw .damaged("\(message) (\(operation))")
+            }
+            throw .failed(.sqlite(operation: operation, code: code, message: message))
+        } catch {
+            throw .failed(error as? StorageError ?? .sqlite(operation: "open", code: -1, message: "\(error)"))
+        }
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    private static func configure(_ connection: SQLiteConnection) throws {
+        // Another process may hold the write lock for a whole batch; wait rather than fail.
+        sqlite3_busy_timeout(connection.handle, 10_000)
+        try connection.execute("PRAGMA journal_mode = WAL")
+        // NORMAL in WAL mode never corrupts; a power loss may drop the last commits, which the
+        // mirror replays from LMDB's journal or rebuilds.
+        try connection.execute("PRAGMA synchronous = NORMAL")
+        try connection.execute("PRAGMA foreign_keys = OFF")
+    }
+
+    private static func migrate(_ connection: SQLiteConnection, from version: Int) throws {
+        guard version < IndexSchema.currentVersion else { return }
+        try connection.transaction {
+            // Re-read inside the write lock: another process may have migrated meanwhile.
+            let current = try Int(connection.scalar("PRAGMA user_version") ?? 0)
+            for step in current..<IndexSchema.currentVersion {
+                try connection.execute(IndexSchema.migrations[step])
+            }
+            try connection.execute("PRAGMA user_version = \(IndexSchema.currentVersion)")
+        }
+    }
+
+    func close() {
+        writer.close()
+        reader.withLock { $0.close() }
+    }
+
+    /// Runs a query on the reader connection, inside one read snapshot.
+    func query<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        try reader.withLock { connection in try connection.readTransaction { try body(connection) } }
+    }
+
+    // MARK: Writer side (writer thread only)
+
+    func mirrorState() throws -> (storeID: [UInt8]?, appliedSequence: UInt64) {
+        let statement = try writer.prepare("SELECT store_id, applied_seq FROM mirror_state WHERE id = 1")
+        guard try statement.step() else { return (nil, 0) }
+        return (statement.bytes(0), UInt64(statement.int64(1)))
+    }
+
+    func setMirrorState(storeID: [UInt8], appliedSequence: UInt64) throws {
+        let statement = try writer.prepare("UPDATE mirror_state SET store_id = ?, applied_seq = ? WHERE id = 1")
+        try statement.bind(1, blob: storeID)
+        try statement.bind(2, Int64(bitPattern: appliedSequence))
+        try statement.run()
+    }
+
+    /// Inserts or refreshes the row for `digest`, keeping a later last-access time already recorded.
+    func upsert(digest: KeyDigest, metadata: EntryMetadata) throws {
+        let statement = try writer.prepare(
+            """
+            INSERT INTO entries (digest, key, byte_size, checksum, stored_at, last_access, expires_at, etag,
+                last_modified, response_date, content_type, format, pixel_width, pixel_height, cost, ttl_ms,
+                response_headers)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            ON CONFLICT (digest) DO UPDATE SET key = excluded.key, byte_size = excluded.byte_size,
+                checksum = excluded.checksum, stored_at = excluded.stored_at,
+                last_access = max(entries.last_access, excluded.last_access),
+                expires_at = excluded.expires_at, etag = excluded.etag, last_modified = excluded.last_modified,
+                response_date = excluded.response_date, content_type = excluded.content_type,
+                format = excluded.format, pixel_width = excluded.pixel_width,
+                pixel_height = excluded.pixel_height, cost = excluded.cost, ttl_ms = excluded.ttl_ms,
+                response_headers = excluded.response_headers
+            """)
+        let attributes = metadata.attributes
+        try digest.withBytes { try statement.bind(1, blob: $0) }
+        try statement.bind(2, metadata.key)
+        try statement.bind(3, metadata.byteCount)
+        try statement.bind(4, Int64(bitPattern: metadata.checksum))
+        try statement.bind(5, metadata.storedAt.millisecondsSince1970)
+        try statement.bind(6, attributes.expiresAt?.millisecondsSince1970)
+        try statement.bind(7, attributes.etag)
+        try statement.bind(8, attributes.lastModified)
+        try statement.bind(9, attributes.responseDate?.millisecondsSince1970)
+        try statement.bind(10, attributes.contentType)
+        try statement.bind(11, attributes.format)
+        try statement.bind(12, attributes.pixelWidth)
+        try statement.bind(13, attributes.pixelHeight)
+        try statement.bind(14, attributes.cost)
+        try statement.bind(15, attributes.timeToLive?.wholeMilliseconds)
+        if let headers = attributes.responseHeaders {
+            try headers.withUnsafeBytes { try statement.bind(16, blob: $0) }
+        } else {
+            try statement.bind(16, blob: nil as UnsafeRawBufferPointer?)
+        }
+        try statement.run()
+    }
+
+    func delete(digest: KeyDigest) throws {
+        let statement = try writer.prepare("DELETE FROM entries WHERE digest = ?")
+        try digest.withBytes { try statement.bind(1, blob: $0) }
+        try statement.run()
+    }
+
+    func deleteAll() throws {
+        try writer.execute("DELETE FROM entries")
+    }
+
+    /// All digests in the index, for a full rebuild.
+    func allDigests() throws -> Set<KeyDigest> {
+        let statement = try writer.prepare("SELECT digest FROM entries")
+        var digests = Set<KeyDigest>()
+        while try statement.step() {
+            if let bytes = statement.bytes(0), let digest = bytes.withUnsafeBytes({ KeyDigest(bytes: $0) }) {
+                digests.insert(digest)
+            }
+        }
+        return digests
+    }
+
+    /// Persists buffered last-access times (never moving one backwards).
+    func recordAccesses(_ accesses: [KeyDigest: Int64]) throws {
+        let statement = try writer.prepare(
+            "UPDATE entries SET last_access = ?1 WHERE digest = ?2 AND last_access < ?1")
+        for (digest, milliseconds) in accesses {
+            try statement.bind(1, milliseconds)
+            try digest.withBytes { try statement.bind(2, blob: $0) }
+            try statement.run()
+            sqlite3_reset(statement.handle)
+        }
+    }
+
+    func addToCounters(_ deltas: [String: Int64]) throws {
+        let statement = try writer.prepare(
+            "INSERT INTO counters (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET value = value + ?2")
+        for (name, delta) in deltas where delta != 0 {
+            try statement.bind(1, name)
+            try statement.bind(2, delta)
+            try statement.run()
+            sqlite3_reset(statement.handle)
+        }
+    }
+
+    func totals(on connection: SQLiteConnection) throws -> (entries: Int, bytes: Int) {
+        let statement = try connection.prepare("SELECT entries, bytes FROM totals WHERE id = 1")
+        guard try statement.step() else { return (0, 0) }
+        return (Int(statement.int64(0)), Int(statement.int64(1)))
+    }
+
+    /// Digests to evict, expired entries first (soonest-expired first), then least recently used,
+    /// until `bytesToFree` and `entriesToFree` are both covered.
+    func evictionCandidates(bytesToFree: Int, entriesToFree: Int, now: Date) throws -> [KeyDigest] {
+        var chosen: [KeyDigest] = []
+        var seen = Set<KeyDigest>()
+        var freedBytes = 0
+        func done() -> Bool { freedBytes >= bytesToFree && chosen.count >= entriesToFree }
+        let expired = try writer.prepare(
+            "SELECT digest, byte_size FROM entries WHERE expires_at <= ? ORDER BY expires_at")
+        try expired.bind(1, now.millisecondsSince1970)
+        while !done(), try expired.step() {
+            guard let digest = Self.digest(expired, column: 0) else { continue }
+            chosen.append(digest)
+            seen.insert(digest)
+            freedBytes += Int(expired.int64(1))
+        }
+        sqlite3_reset(expired.handle)
+        guard !done() else { return chosen }
+        let byAccess = try writer.prepare(
+            "SELECT digest, byte_size FROM entries ORDER BY last_access, stored_at")
+        while !done(), try byAccess.step() {
+            guard let digest = Self.digest(byAccess, column: 0), !seen.contains(digest) else { continue }
+            chosen.append(digest)
+            freedBytes += Int(byAccess.int64(1))
+        }
+        sqlite3_reset(byAccess.handle)
+        return chosen
+    }
+
+    static func digest(_ statement: SQLiteStatement, column: Int32) -> KeyDigest? {
+        guard let bytes = statement.bytes(column) else { return nil }
+        return bytes.withUnsafeBytes { KeyDigest(bytes: $0) }
+    }
+}

@@ -1,0 +1,169 @@
+import CSQLite
+import Foundation
+
+/// `SQLITE_TRANSIENT`, which does not import: tells SQLite to copy bound bytes at once.
+private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One SQLite connection. Not thread-safe by itself: each owner keeps it on one thread or behind
+/// a lock (see ``MetadataIndex``).
+final class SQLiteConnection {
+    private(set) var handle: OpaquePointer?
+    let path: String
+    private var statements: [String: OpaquePointer] = [:]
+
+    init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        if code != SQLITE_OK {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            throw StorageError.sqlite(operation: "open \(path)", code: code, message: message)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        close()
+    }
+
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_free(message)
+            throw StorageError.sqlite(operation: "run \(sql.prefix(60))", code: code, message: text)
+        }
+    }
+
+    /// A cached prepared statement, reset and cleared, ready to bind.
+    func prepare(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            sqlite3_reset(cached)
+            sqlite3_clear_bindings(cached)
+            return SQLiteStatement(handle: cached, connection: self)
+        }
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw error(code, "prepare \(sql.prefix(60))")
+        }
+        statements[sql] = statement
+        return SQLiteStatement(handle: statement, connection: self)
+    }
+
+    func error(_ code: Int32, _ operation: String) -> StorageError {
+        .sqlite(operation: operation, code: code, message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// The first column of the first row of `sql`, as an integer.
+    func scalar(_ sql: String) throws -> Int64? {
+        let statement = try prepare(sql)
+        return try statement.step() ? statement.int64(0) : nil
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
+    func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a deferred read transaction, so every query sees one snapshot.
+    func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try execute("BEGIN")
+        defer { try? execute("COMMIT") }
+        return try body()
+    }
+}
+
+/// A prepared statement borrowed from its connection's cache.
+struct SQLiteStatement {
+    let handle: OpaquePointer
+    let connection: SQLiteConnection
+
+    func bind(_ index: Int32, _ value: Int64?) throws {
+        let code = value.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index)
+        try check(code)
+    }
+
+    func bind(_ index: Int32, _ value: Int?) throws {
+        try bind(index, value.map(Int64.init))
+    }
+
+    func bind(_ index: Int32, _ value: String?) throws {
+        guard let value else { return try check(sqlite3_bind_null(handle, index)) }
+        var copy = value
+        let code = copy.withUTF8 { buffer in
+            sqlite3_bind_text(handle, index, buffer.baseAddress, Int32(buffer.count), transientDestructor)
+        }
+        try check(code)
+    }
+
+    func bind(_ index: Int32, blob value: UnsafeRawBufferPointer?) throws {
+        guard let value else { return try check(sqlite3_bind_null(handle, index)) }
+        // A zero-length blob needs a non-nil pointer, or SQLite stores NULL.
+        let code = sqlite3_bind_blob(
+            handle, index, value.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(value.count),
+            transientDestructor)
+        try check(code)
+    }
+
+    func bind(_ index: Int32, blob value: [UInt8]?) throws {
+        guard let value else { return try bind(index, blob: nil as UnsafeRawBufferPointer?) }
+        try value.withUnsafeBytes { try bind(index, blob: $0) }
+    }
+
+    /// Advances; true while a row is available.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        throw connection.error(code, "step \(String(cString: sqlite3_sql(handle)).prefix(60))")
+    }
+
+    /// Steps to completion, for statements that return no rows.
+    func run() throws {
+        while try step() {}
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+
+    func string(_ column: Int32) -> String? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func bytes(_ column: Int32) -> [UInt8]? {
+        if isNull(column) { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard let pointer = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    private func check(_ code: Int32) throws {
+        if code != SQLITE_OK { throw connection.error(code, "bind a value") }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Why a storage operation failed, with a sentence that says what to do about it.
+public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// The entry is larger than ``StoreConfiguration/maxEntryBytes``.
+    case entryTooLarge(key: String, byteCount: Int, limit: Int)
+    /// The key is longer than ``StoreConfiguration/maxKeyBytes``.
+    case keyTooLong(byteCount: Int, limit: Int)
+    /// The store's files are damaged and the configuration asked for an error instead of a rebuild.
+    case corruptStore(path: String, reason: String)
+    /// The store was written by a newer version and the configuration asked for an error.
+    case incompatibleStore(path: String, reason: String)
+    /// Another process has the store open, so an operation that needs it alone was refused.
+    case storeInUse(path: String, operation: String)
+    /// The store was closed before the operation could run.
+    case closed
+    /// LMDB reported an error.
+    case lmdb(operation: String, code: Int32, message: String)
+    /// SQLite reported an error.
+    case sqlite(operation: String, code: Int32, message: String)
+    /// A file-system call failed.
+    case io(path: String, operation: String, errno: Int32, message: String)
+
+    public var description: String {
+        switch self {
+        case let .entryTooLarge(key, byteCount, limit):
+            return "Entry '\(key.prefix(200))' is \(byteCount) bytes, over the store's maximum entry size of \(limit) bytes; raise StoreConfiguration.maxEntryBytes or do not cache it."
+        case let .keyTooLong(byteCount, limit):
+            return "The key is \(byteCount) bytes long, over the limit of \(limit); use a shorter key (for example a digest of the URL)."
+        case let .corruptStore(path, reason):
+            return "The cache at \(path) is damaged (\(reason)); delete the folder or open it with recovery set to .rebuild."
+        case let .incompatibleStore(path, reason):
+            return "The cache at \(path) was written by a newer version (\(reason)); use that version, or open with recovery set to .rebuild to start afresh."
+        case let .storeInUse(path, operation):
+            return "Cannot \(operation) the cache at \(path) while another process has it open; close the other process and try again."
+        case .closed:
+            return "The store is closed; open it again before using it."
+        case let .lmdb(operation, code, message):
+            return "LMDB failed to \(operation): \(message) (code \(code))."
+        case let .sqlite(operation, code, message):
+            return "SQLite failed to \(operation): \(message) (code \(code))."
+        case let .io(path, operation, errno, message):
+            return "Could not \(operation) \(path): \(message) (errno \(errno)); check the path and its permissions."
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Reads recorded in memory, persisted to SQLite in batches by the writer, never on the read path.
+///
+/// One SQLite `UPDATE` per read would cost more than the LMDB read itself; here a read costs one
+/// dictionary store under a lock, and repeated reads of one entry collapse into one update.
+final class AccessLog: Sendable {
+    private struct State {
+        var lastAccess: [KeyDigest: Int64] = [:]
+        var hits: Int64 = 0
+        var misses: Int64 = 0
+    }
+
+    private let state = Locked(State())
+
+    /// Records a hit; returns how many distinct entries wait to be persisted.
+    func recordHit(_ digest: KeyDigest, at milliseconds: Int64) -> Int {
+        state.withLock { state in
+            state.lastAccess[digest] = milliseconds
+            state.hits += 1
+            return state.lastAccess.count
+        }
+    }
+
+    func recordMiss() {
+        state.withLock { $0.misses += 1 }
+    }
+
+    /// A pending access time not yet persisted, if any.
+    func pendingAccess(_ digest: KeyDigest) -> Int64? {
+        state.withLock { $0.lastAccess[digest] }
+    }
+
+    /// Takes everything recorded so far.
+    func drain() -> (accesses: [KeyDigest: Int64], hits: Int64, misses: Int64) {
+        state.withLock { state in
+            defer { state = State() }
+            return (state.lastAccess, state.hits, state.misses)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Logging
+
+/// How a ``PersistentStore`` limits, flushes and recovers itself.
+///
+/// ```swift
+/// var configuration = StoreConfiguration()
+/// configuration.byteLimit = 200 * 1024 * 1024
+/// let store = try PersistentStore(directory: url, configuration: configuration)
+/// ```
+public struct StoreConfiguration: Sendable {
+    /// Total bytes the store may hold; writes that pass it evict down to ``byteLowWater``.
+    /// 512 MiB by default.
+    public var byteLimit: Int = 512 * 1024 * 1024
+    /// Entries the store may hold; `nil` (the default) means no count limit.
+    public var entryLimit: Int?
+    /// The fraction of each limit that eviction brings the store down to. 0.9 by default, so one
+    /// eviction makes room for many writes instead of running on every batch.
+    public var lowWaterFraction: Double = 0.9
+    /// The largest blob a put accepts. 64 MiB by default.
+    public var maxEntryBytes: Int = 64 * 1024 * 1024
+    /// The longest key a put accepts, in UTF-8 bytes. 16 KiB by default.
+    public var maxKeyBytes: Int = 16 * 1024
+    /// When writes reach the disk. ``Durability/batch`` by default.
+    public var durability: Durability = .batch
+    /// What opening does with a damaged or newer-version store. ``RecoveryPolicy/rebuild`` by default.
+    public var recovery: RecoveryPolicy = .rebuild
+    /// How many distinct recorded reads make the writer persist last-access times; they are also
+    /// persisted with every write batch and on close. 1,024 by default.
+    public var accessFlushThreshold: Int = 1024
+    /// The most bytes of puts the writer commits in one transaction. 64 MiB by default.
+    public var maxBatchBytes: Int = 64 * 1024 * 1024
+    /// Where the store reports recoveries and repairs.
+    public var logger: Logger = Logger(label: "CacheStorage")
+
+    /// Creates the default configuration.
+    public init() {}
+
+    /// ``byteLimit`` × ``lowWaterFraction``: where eviction stops.
+    public var byteLowWater: Int { Int(Double(byteLimit) * lowWaterFraction) }
+
+    /// ``entryLimit`` × ``lowWaterFraction``, when there is a count limit.
+    public var entryLowWater: Int? { entryLimit.map { Int(Double($0) * lowWaterFraction) } }
+}
+
+/// When committed writes reach stable storage.
+public enum Durability: Sendable, Hashable {
+    /// Each group commit writes its data pages with `fdatasync` before its puts return; the
+    /// metadata page is flushed lazily. A killed process loses nothing that returned; a power loss
+    /// may undo the last commit but never corrupts the store. The default.
+    case batch
+    /// Every commit is fully synchronous (data and metadata pages): a returned put survives a
+    /// power loss. The slowest mode.
+    case full
+    /// Commits are not flushed; the writer syncs every `flushInterval`, on ``PersistentStore/flush()``
+    /// and on close. A killed process loses nothing; a power loss may lose or damage recent writes
+    /// (open then detects the damage and rebuilds). The fastest mode, for throwaway caches.
+    case relaxed(flushInterval: Duration)
+}
+
+/// What opening a store does when its files are damaged or come from a newer version.
+public enum RecoveryPolicy: Sendable, Hashable {
+    /// Move the bad files aside into `quarantine/`, log why, and open an empty store.
+    case rebuild
+    /// Throw ``StorageError/corruptStore(path:reason:)`` or ``StorageError/incompatibleStore(path:reason:)``.
+    case throwError
+}

@@ -1,0 +1,231 @@
+import CLMDB
+import Foundation
+import Logging
+
+/// The open store shared by every ``PersistentStore`` handle on one directory in this process.
+///
+/// LMDB must not be opened twice in one process (its locks are per process), so handles on the
+/// same directory share one core through ``StoreRegistry``.
+final class StoreCore: Sendable {
+    let layout: StoreLayout
+    let configuration: StoreConfiguration
+    let blobs: BlobStore
+    let index: MetadataIndex
+    let accessLog = AccessLog()
+    let writer: StoreWriter
+    /// Held shared for the core's life, so compaction can tell whether another process is using the store.
+    let usersLock: FileLock
+    /// The journal sequence last mirrored into SQLite: entries at or below it may be trimmed.
+    let appliedSequence: Locked<UInt64>
+    private let lastIdleMaintenance = Locked(Date())
+
+    var logger: Logger { configuration.logger }
+    var mirror: StoreMirror { StoreMirror(blobs: blobs, index: index, logger: logger) }
+
+    init(directory: URL, configuration: StoreConfiguration) throws {
+        layout = StoreLayout(directory: directory)
+        self.configuration = configuration
+        let opened = try StoreOpener(layout: layout, configuration: configuration).open()
+        blobs = opened.blobs
+        index = opened.index
+        appliedSequence = Locked(opened.appliedSequence)
+        usersLock = opened.usersLock
+        let idleInterval: TimeInterval
+        if case let .relaxed(interval) = configuration.durability {
+            idleInterval = max(0.01, Double(interval.wholeMilliseconds) / 1000)
+        } else {
+            idleInterval = 1
+        }
+        writer = StoreWriter(idleInterval: idleInterval, maxBatchBytes: configuration.maxBatchBytes)
+        writer.start { [self] batch, idle in
+            if idle { idlePass() } else { process(batch) }
+        }
+    }
+
+    func close() {
+        writer.stop()
+        index.close()
+        blobs.close()
+        usersLock.unlock()
+    }
+
+    // MARK: Batches
+
+    private func process(_ batch: [StoreWriter.Pending]) {
+        var group: [StoreWriter.Pending] = []
+        for item in batch {
+            switch item.operation {
+            case .put, .update, .remove, .removeIfDamaged:
+                group.append(item)
+            default:
+                runGroup(group)
+                group.removeAll()
+                run(item)
+            }
+        }
+        runGroup(group)
+    }
+
+    /// Commits many puts, updates and removals as one LMDB transaction, then mirrors and enforces limits.
+    private func runGroup(_ items: [StoreWriter.Pending]) {
+        guard !items.isEmpty else { return }
+        let results: [WriteOutcome]
+        do {
+            let trimThrough = appliedSequence.withLock { $0 }
+            results = try blobs.write { txn in
+                var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
+                try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
+                var changes = ChangeSet(txn: txn, databases: blobs.databases)
+                let outcomes = try items.map { try changes.apply($0.operation) }
+                try txn.appendJournal(changes.touched, info: &info, blobs.databases)
+                try txn.writeStoreInfo(info, blobs.databases)
+                return outcomes
+            }
+        } catch {
+            for item in items { item.completion(.failure(error)) }
+            return
+        }
+        // LMDB has committed: the writes are done whatever happens to the index below, which
+        // the next batch or the next open catches up.
+        synchronizeIndex()
+        enforceLimits()
+        for (item, result) in zip(items, results) { item.completion(.success(result)) }
+    }
+
+    private func run(_ item: StoreWriter.Pending) {
+        let result: Result<WriteOutcome, any Error>
+        do {
+            switch item.operation {
+            case .removeAll:
+                try removeEverything()
+                result = .success(.done)
+            case let .evict(bytes, entries):
+                result = .success(try evict(toBytes: bytes, toEntries: entries))
+            case .flush:
+                try synchronizeIndexThrowing()
+                try blobs.sync()
+                result = .success(.done)
+            case .rebuildIndex:
+                let head = try mirror.catchUp(forceRebuild: true)
+                appliedSequence.withLock { $0 = head }
+                result = .success(.done)
+            case .compact:
+                try synchronizeIndexThrowing()
+                let indexBefore = indexFileBytes
+                try index.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                try index.writer.execute("VACUUM")
+                try index.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                let lmdb = try blobs.compactInPlace()
+                result = .success(
+                    .compacted(bytesBefore: lmdb.before + indexBefore, bytesAfter: lmdb.after + indexFileBytes))
+            case .put, .update, .remove, .removeIfDamaged:
+                result = .failure(StorageError.closed)  // never routed here
+            }
+        } catch {
+            result = .failure(error)
+        }
+        item.completion(result)
+    }
+
+    /// With no operations queued: persist recorded reads, sync in relaxed mode, clear stale readers.
+    private func idlePass() {
+        synchronizeIndex()
+        if case .relaxed = configuration.durability { try? blobs.sync() }
+        let due = lastIdleMaintenance.withLock { last in
+            guard Date().timeIntervalSince(last) > 30 else { return false }
+            last = Date()
+            return true
+        }
+        if due { blobs.clearStaleReaders() }
+    }
+
+    /// Mirrors LMDB into SQLite and persists recorded reads; a failure is logged, and the next
+    /// batch or open catches up.
+    func synchronizeIndex() {
+        do {
+            try synchronizeIndexThrowing()
+        } catch {
+            logger.warning("Could not update the metadata index; it will catch up later", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func synchronizeIndexThrowing() throws {
+        let drained = accessLog.drain()
+        var counters: [String: Int64] = [:]
+        if drained.hits > 0 { counters["hits"] = drained.hits }
+        if drained.misses > 0 { counters["misses"] = drained.misses }
+        let head = try mirror.catchUp(accesses: drained.accesses, counters: counters)
+        appliedSequence.withLock { $0 = head }
+    }
+
+    var indexFileBytes: Int {
+        ([layout.index] + layout.indexSidecars).compactMap(\.fileSize).reduce(0, +)
+    }
+
+    // MARK: Limits
+
+    /// Evicts down to the low-water marks when a limit is passed; runs after every batch.
+    private func enforceLimits() {
+        do {
+            let totals = try index.totals(on: index.writer)
+            let overBytes = totals.bytes > configuration.byteLimit
+            let overEntries = configuration.entryLimit.map { totals.entries > $0 } ?? false
+            guard overBytes || overEntries else { return }
+            _ = try evict(
+                toBytes: overBytes ? configuration.byteLowWater : nil,
+                toEntries: overEntries ? configuration.entryLowWater : nil)
+        } catch {
+            logger.warning("Eviction failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Removes expired, then least recently used entries until both targets hold.
+    func evict(toBytes byteTarget: Int?, toEntries entryTarget: Int?) throws -> WriteOutcome {
+        try synchronizeIndexThrowing()
+        let totals = try index.totals(on: index.writer)
+        let bytesToFree = byteTarget.map { max(0, totals.bytes - $0) } ?? 0
+        let entriesToFree = entryTarget.map { max(0, totals.entries - $0) } ?? 0
+        guard bytesToFree > 0 || entriesToFree > 0 else { return .removed(entries: 0, bytes: 0) }
+        let victims = try index.evictionCandidates(
+            bytesToFree: bytesToFree, entriesToFree: entriesToFree, now: Date())
+        let removed = try removeDigests(victims)
+        try synchronizeIndexThrowing()
+        return removed
+    }
+
+    /// Deletes entries by digest in one LMDB transaction, journaled.
+    private func removeDigests(_ digests: [KeyDigest]) throws -> WriteOutcome {
+        guard !digests.isEmpty else { return .removed(entries: 0, bytes: 0) }
+        let trimThrough = appliedSequence.withLock { $0 }
+        return try blobs.write { txn in
+            var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
+            try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
+            var changes = ChangeSet(txn: txn, databases: blobs.databases)
+            var entries = 0
+            var bytes = 0
+            for digest in digests {
+                if let size = try changes.delete(digest) {
+                    entries += 1
+                    bytes += size
+                }
+            }
+            try txn.appendJournal(changes.touched, info: &info, blobs.databases)
+            try txn.writeStoreInfo(info, blobs.databases)
+            return .removed(entries: entries, bytes: bytes)
+        }
+    }
+
+    /// Empties LMDB and marks the journal as unusable, so the mirror rebuilds (emptying) the index.
+    private func removeEverything() throws {
+        try blobs.write { txn in
+            var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
+            try txn.empty(blobs.databases.records)
+            try txn.empty(blobs.databases.blobs)
+            try txn.empty(blobs.databases.journal)
+            info.nextSequence += 1
+            info.trimmedThrough = info.head
+            try txn.writeStoreInfo(info, blobs.databases)
+        }
+        try synchronizeIndexThrowing()
+    }
+}

@@ -1,0 +1,93 @@
+import CLMDB
+import Foundation
+
+/// The store-wide values LMDB keeps in its `info` database, and the change journal.
+///
+/// Every LMDB write transaction appends the digests it touched to the journal under increasing
+/// sequence numbers; SQLite records the last sequence it mirrored. Entries at or below that are
+/// trimmed. That makes the SQLite index a replayable mirror of LMDB, whatever instant a process dies.
+struct StoreInfo: Equatable {
+    /// The on-disk layout this code writes; a store with a higher number comes from a newer version.
+    static let currentFormat: UInt32 = 1
+
+    var storeID: [UInt8]
+    var nextSequence: UInt64
+    var trimmedThrough: UInt64
+    var format: UInt32
+
+    /// The last sequence number written.
+    var head: UInt64 { nextSequence - 1 }
+
+    static func fresh() -> StoreInfo {
+        var generator = SystemRandomNumberGenerator()
+        let id = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return StoreInfo(storeID: id, nextSequence: 1, trimmedThrough: 0, format: currentFormat)
+    }
+}
+
+extension LMDBTransaction {
+    private static let infoKey = Array("store-info".utf8)
+
+    func storeInfo(_ databases: BlobStore.Databases) throws -> StoreInfo? {
+        guard let value = try Self.infoKey.withUnsafeBytes({ try get(databases.info, key: $0) }) else { return nil }
+        var reader = ByteReader(value)
+        guard let format = reader.readUInt64(), let next = reader.readUInt64(), let trimmed = reader.readUInt64(),
+            let id = reader.readBytes()
+        else {
+            throw StorageError.lmdb(operation: "read store info", code: MDB_CORRUPTED, message: "unreadable store info")
+        }
+        return StoreInfo(storeID: id, nextSequence: next, trimmedThrough: trimmed, format: UInt32(truncatingIfNeeded: format))
+    }
+
+    func writeStoreInfo(_ info: StoreInfo, _ databases: BlobStore.Databases) throws {
+        var writer = ByteWriter()
+        writer.append(UInt64(info.format))
+        writer.append(info.nextSequence)
+        writer.append(info.trimmedThrough)
+        writer.appendBytes(info.storeID)
+        try Self.infoKey.withUnsafeBytes { key in
+            try writer.bytes.withUnsafeBytes { try put(databases.info, key: key, value: $0) }
+        }
+    }
+
+    /// Appends `digests` to the journal and advances `info.nextSequence`.
+    func appendJournal(_ digests: some Sequence<KeyDigest>, info: inout StoreInfo, _ databases: BlobStore.Databases) throws {
+        for digest in digests {
+            let sequence = info.nextSequence.bigEndian
+            _ = try withUnsafeBytes(of: sequence) { key in
+                try digest.withBytes { try put(databases.journal, key: key, value: $0) }
+            }
+            info.nextSequence += 1
+        }
+    }
+
+    /// Deletes journal entries up to and including `sequence` (all already mirrored).
+    func trimJournal(through sequence: UInt64, info: inout StoreInfo, _ databases: BlobStore.Databases) throws {
+        guard sequence > info.trimmedThrough else { return }
+        var doomed: [[UInt8]] = []
+        try forEach(databases.journal) { key, _ in
+            guard key.count == 8 else { return true }
+            let value = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+            guard value <= sequence else { return false }
+            doomed.append(Array(key))
+            return true
+        }
+        for key in doomed {
+            _ = try key.withUnsafeBytes { try delete(databases.journal, key: $0) }
+        }
+        info.trimmedThrough = min(sequence, info.head)
+    }
+
+    /// Digests journaled after `sequence`, up to the head.
+    func journalDigests(after sequence: UInt64, _ databases: BlobStore.Databases) throws -> Set<KeyDigest> {
+        var digests = Set<KeyDigest>()
+        let start = (sequence + 1).bigEndian
+        try withUnsafeBytes(of: start) { startKey in
+            try forEach(databases.journal, from: startKey) { _, value in
+                if let digest = KeyDigest(bytes: value) { digests.insert(digest) }
+                return true
+            }
+        }
+        return digests
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// The single writer thread: collects operations from every task and commits them in batches.
+///
+/// One thread, because LMDB allows one write transaction at a time and SQLite one writer; a
+/// dedicated thread (not a task) because the work blocks on disk and must not hold a cooperative
+/// thread. State is guarded by `condition` (`@unchecked Sendable` for that reason).
+final class StoreWriter: @unchecked Sendable {
+    typealias Completion = @Sendable (Result<WriteOutcome, any Error>) -> Void
+
+    struct Pending {
+        let operation: WriteOperation
+        let completion: Completion
+    }
+
+    private let condition = NSCondition()
+    private var pending: [Pending] = []
+    private var wakeRequested = false
+    private var stopping = false
+    private var stopped = false
+    private let idleInterval: TimeInterval
+    private let maxBatchBytes: Int
+    /// Set once by `start`, before the thread exists; read only by the thread.
+    private var process: (@Sendable (_ batch: [Pending], _ idle: Bool) -> Void)?
+
+    init(idleInterval: TimeInterval, maxBatchBytes: Int) {
+        self.idleInterval = idleInterval
+        self.maxBatchBytes = maxBatchBytes
+    }
+
+    /// Starts the thread; `process` runs there for every batch (and for idle passes).
+    func start(process: @escaping @Sendable (_ batch: [Pending], _ idle: Bool) -> Void) {
+        self.process = process
+        let thread = Thread { [self] in run() }
+        thread.name = "CacheStorage.writer"
+        thread.start()
+    }
+
+    func submit(_ operation: WriteOperation, completion: @escaping Completion) {
+        condition.lock()
+        if stopping {
+            condition.unlock()
+            completion(.failure(StorageError.closed))
+            return
+        }
+        pending.append(Pending(operation: operation, completion: completion))
+        condition.signal()
+        condition.unlock()
+    }
+
+    func submit(_ operation: WriteOperation) async throws -> WriteOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            submit(operation) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Blocks the calling thread until the operation is done; for synchronous callers.
+    func submitAndWait(_ operation: WriteOperation) throws -> WriteOutcome {
+        let done = DispatchSemaphore(value: 0)
+        let result = Locked<Result<WriteOutcome, any Error>?>(nil)
+        submit(operation) { outcome in
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+
+    /// Asks for a pass with no operations (to persist recorded reads).
+    func wake() {
+        condition.lock()
+        wakeRequested = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Finishes queued work, then ends the thread.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        while !stopped { condition.wait() }
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            if pending.isEmpty && !wakeRequested && !stopping {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: idleInterval))
+            }
+            let batch = takeBatch()
+            let idle = batch.isEmpty
+            let finished = stopping && pending.isEmpty
+            wakeRequested = false
+            condition.unlock()
+
+            process?(batch, idle)
+
+            if finished {
+                condition.lock()
+                stopped = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+        }
+    }
+
+    /// Takes operations up to `maxBatchBytes` of put data (at least one). Called with the lock held.
+    private func takeBatch() -> [Pending] {
+        var bytes = 0
+        var count = 0
+        for item in pending {
+            let size = item.operation.payloadBytes
+            if count > 0 && bytes + size > maxBatchBytes { break }
+            bytes += size
+            count += 1
+        }
+        let batch = Array(pending.prefix(count))
+        pending.removeFirst(count)
+        return batch
+    }
+}
+
+/// An operation for the writer.
+enum WriteOperation: Sendable {
+    /// Entries prepared off the writer thread (digest, encoded record, bytes).
+    case put([PreparedPut])
+    case update(key: String, attributes: EntryAttributes)
+    case remove([String])
+    /// Removes entries whose blob is missing or does not match the record (checked again here).
+    case removeIfDamaged([KeyDigest])
+    case removeAll
+    case evict(toBytes: Int?, toEntries: Int?)
+    /// Persists recorded reads and, in relaxed durability, syncs to disk.
+    case flush
+    case rebuildIndex
+    /// Compacts LMDB and vacuums SQLite; the caller has checked no other process uses the store.
+    case compact
+
+    var payloadBytes: Int {
+        if case let .put(entries) = self { return entries.reduce(0) { $0 + $1.data.count } }
+        return 0
+    }
+}
+
+/// A put whose digest, checksum and record were computed on the caller's thread.
+struct PreparedPut: Sendable {
+    let digest: KeyDigest
+    let key: String
+    let record: [UInt8]
+    let data: Data
+}
+
+/// What an operation produced.
+enum WriteOutcome: Sendable {
+    case done
+    case found(Bool)
+    case removed(entries: Int, bytes: Int)
+    case compacted(bytesBefore: Int, bytesAfter: Int)
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// A snapshot of what a store holds and how it is used.
+public struct StoreStatistics: Sendable, Hashable {
+    /// Entries and bytes of one format.
+    public struct FormatUsage: Sendable, Hashable {
+        /// Entries of the format.
+        public var entries: Int
+        /// Bytes they hold.
+        public var bytes: Int
+    }
+
+    /// Entries in the store.
+    public var entries: Int
+    /// Bytes of blobs in the store.
+    public var bytes: Int
+    /// Usage per format (`"unknown"` for entries stored without one).
+    public var formats: [String: FormatUsage]
+    /// Entries whose expiry has passed.
+    public var expiredEntries: Int
+    /// Entries with an expiry still ahead.
+    public var unexpiredEntries: Int
+    /// Entries stored with no expiry.
+    public var entriesWithoutExpiry: Int
+    /// The oldest last-access time, if any entry exists.
+    public var oldestAccess: Date?
+    /// The newest last-access time, if any entry exists.
+    public var newestAccess: Date?
+    /// The largest entries, largest first (up to five).
+    public var largestEntries: [EntryMetadata]
+    /// The configured byte limit.
+    public var byteLimit: Int
+    /// The configured entry limit, if any.
+    public var entryLimit: Int?
+    /// LMDB's map size (address space reserved).
+    public var mapBytes: Int
+    /// Bytes of LMDB's data file in use.
+    public var mapUsedBytes: Int
+    /// Size of the SQLite index and its write-ahead log.
+    public var indexFileBytes: Int
+    /// Reads that found an entry, as persisted by every process so far.
+    public var hits: Int
+    /// Reads that found nothing.
+    public var misses: Int
+}
