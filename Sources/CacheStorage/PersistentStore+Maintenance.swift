@@ -37,7 +37,7 @@ extension PersistentStore {
                 try txn.forEach(databases.records) { keyBytes, value in
                     guard let digest = KeyDigest(bytes: keyBytes) else { return true }
                     report.entriesChecked += 1
-                    guard let metadata = EntryRecord.decode(value) else {
+                    guard let metadata = EntryRecord.decode(value), KeyDigest(key: metadata.key) == digest else {
                         report.problems.append(.unreadableRecord(digest: digest.hexString))
                         damaged.append(digest)
                         return true

@@ -88,6 +88,7 @@ final class MetadataIndex: @unchecked Sendable {
 
     func mirrorState() throws -> (storeID: [UInt8]?, appliedSequence: UInt64) {
         let statement = try writer.prepare("SELECT store_id, applied_seq FROM mirror_state WHERE id = 1")
+        defer { sqlite3_reset(statement.handle) }
         guard try statement.step() else { return (nil, 0) }
         return (statement.bytes(0), UInt64(statement.int64(1)))
     }
@@ -187,6 +188,7 @@ final class MetadataIndex: @unchecked Sendable {
 
     func totals(on connection: SQLiteConnection) throws -> (entries: Int, bytes: Int) {
         let statement = try connection.prepare("SELECT entries, bytes FROM totals WHERE id = 1")
+        defer { sqlite3_reset(statement.handle) }
         guard try statement.step() else { return (0, 0) }
         return (Int(statement.int64(0)), Int(statement.int64(1)))
     }

@@ -70,11 +70,19 @@ final class SQLiteConnection {
     /// The first column of the first row of `sql`, as an integer.
     func scalar(_ sql: String) throws -> Int64? {
         let statement = try prepare(sql)
+        defer { sqlite3_reset(statement.handle) }
         return try statement.step() ? statement.int64(0) : nil
+    }
+
+    /// Resets every cached statement. A statement left mid-result holds a read snapshot open,
+    /// and a later `BEGIN IMMEDIATE` on a stale snapshot fails with `SQLITE_BUSY_SNAPSHOT`.
+    func resetStatements() {
+        for statement in statements.values { sqlite3_reset(statement) }
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
     func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+        resetStatements()
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -88,8 +96,12 @@ final class SQLiteConnection {
 
     /// Runs `body` inside a deferred read transaction, so every query sees one snapshot.
     func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        resetStatements()
         try execute("BEGIN")
-        defer { try? execute("COMMIT") }
+        defer {
+            resetStatements()
+            try? execute("COMMIT")
+        }
         return try body()
     }
 }

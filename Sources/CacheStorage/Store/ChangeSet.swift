@@ -88,7 +88,9 @@ struct ChangeSet {
             let record = try txn.get(databases.records, key: key)
             let blob = try txn.get(databases.blobs, key: key)
             guard let record else { return blob != nil }
-            guard let metadata = EntryRecord.decode(record), let blob else { return true }
+            guard let metadata = EntryRecord.decode(record), KeyDigest(key: metadata.key) == digest, let blob else {
+                return true
+            }
             return blob.count != metadata.byteCount || XXHash64.hash(blob) != metadata.checksum
         }
     }

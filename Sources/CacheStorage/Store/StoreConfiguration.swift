@@ -30,6 +30,9 @@ public struct StoreConfiguration: Sendable {
     public var accessFlushThreshold: Int = 1024
     /// The most bytes of puts the writer commits in one transaction. 64 MiB by default.
     public var maxBatchBytes: Int = 64 * 1024 * 1024
+    /// Address space LMDB reserves at first; `nil` (the default) means twice ``byteLimit``, at
+    /// least 64 MiB. The map doubles whenever it fills, so this only sets where growth starts.
+    public var initialMapBytes: Int?
     /// Where the store reports recoveries and repairs.
     public var logger: Logger = Logger(label: "CacheStorage")
 

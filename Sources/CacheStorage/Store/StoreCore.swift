@@ -226,6 +226,8 @@ final class StoreCore: Sendable {
             info.trimmedThrough = info.head
             try txn.writeStoreInfo(info, blobs.databases)
         }
-        try synchronizeIndexThrowing()
+        // The journal was emptied on purpose: rebuild (to empty) without logging it as a recovery.
+        let head = try mirror.catchUp(forceRebuild: true)
+        appliedSequence.withLock { $0 = head }
     }
 }

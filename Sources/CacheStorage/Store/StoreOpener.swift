@@ -65,7 +65,7 @@ struct StoreOpener {
         do {
             blobs = try BlobStore(
                 directory: layout.blobs, durability: configuration.durability,
-                initialMapBytes: max(64 << 20, configuration.byteLimit * 2))
+                initialMapBytes: configuration.initialMapBytes ?? max(64 << 20, configuration.byteLimit * 2))
         } catch let .damaged(reason) {
             throw Problem.damaged("blob store: \(reason)")
         } catch let .failed(error) {

@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+
+@testable import CacheStorage
+
+@Suite("Corruption and incompatibility")
+struct CorruptionTests {
+    /// A store with ten checkable entries, closed.
+    static func populatedStore() async throws -> TemporaryDirectory {
+        let folder = TemporaryDirectory("corrupt")
+        let store = try PersistentStore(directory: folder.url)
+        try await store.put((0..<10).map { number in
+            let key = TestPayload.key(prefix: "c", number: number, length: 20_000)
+            return NewEntry(key: key, data: TestPayload.bytes(for: key)!)
+        })
+        store.close()
+        return folder
+    }
+
+    static func key(_ number: Int) -> String { TestPayload.key(prefix: "c", number: number, length: 20_000) }
+
+    static func dataFile(_ folder: TemporaryDirectory) -> URL { folder.url.appendingPathComponent("blobs/data.mdb") }
+
+    static func quarantined(_ folder: TemporaryDirectory) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: folder.url.appendingPathComponent("quarantine").path)) ?? []
+    }
+
+    static func strict() -> StoreConfiguration {
+        var configuration = StoreConfiguration()
+        configuration.recovery = .throwError
+        return configuration
+    }
+
+    /// Opens with the default policy: an empty working store, the old one moved aside.
+    static func expectRebuiltEmpty(_ folder: TemporaryDirectory) async throws {
+        let store = try PersistentStore(directory: folder.url)
+        #expect(try store.statistics().entries == 0)
+        #expect(try store.get(key(0)) == nil)
+        #expect(quarantined(folder).count == 1)
+        try await store.put(NewEntry(key: "after", data: Data([1, 2, 3])))
+        #expect(try store.get("after")?.data == Data([1, 2, 3]))
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("a truncated data file is detected, moved aside, and replaced by an empty store")
+    func truncatedDataFile() async throws {
+        let folder = try await Self.populatedStore()
+        let size = try #require(Self.dataFile(folder).fileSize)
+        #expect(truncate(Self.dataFile(folder).path, off_t(size / 2)) == 0)
+        #expect {
+            try PersistentStore(directory: folder.url, configuration: Self.strict())
+        } throws: { error in
+            guard case StorageError.corruptStore = error else { return false }
+            return true
+        }
+        try await Self.expectRebuiltEmpty(folder)
+    }
+
+    @Test("a garbled header (random bytes over the meta pages) is detected")
+    func garbledHeader() async throws {
+        let folder = try await Self.populatedStore()
+        let handle = try FileHandle(forWritingTo: Self.dataFile(folder))
+        var generator = SystemRandomNumberGenerator()
+        try handle.write(contentsOf: Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+        try handle.close()
+        try await Self.expectRebuiltEmpty(folder)
+    }
+
+    @Test("a foreign file in place of the data file is detected")
+    func foreignFile() async throws {
+        let folder = try await Self.populatedStore()
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 0x42, count: 20_000)
+        try png.write(to: Self.dataFile(folder))
+        try await Self.expectRebuiltEmpty(folder)
+    }
+
+    @Test("a file where the blob folder should be is detected")
+    func fileInsteadOfFolder() async throws {
+        let folder = try await Self.populatedStore()
+        let blobs = folder.url.appendingPathComponent("blobs")
+        try FileManager.default.removeItem(at: blobs)
+        try Data("not a folder".utf8).write(to: blobs)
+        try await Self.expectRebuiltEmpty(folder)
+    }
+
+    @Test("garbled bytes inside a blob and inside a record never crash and never serve wrong bytes")
+    func garbledInterior() async throws {
+        let folder = try await Self.populatedStore()
+        var file = try Data(contentsOf: Self.dataFile(folder))
+        // Damage entry 4's bytes in the middle of its blob, and entry 7's key inside its record.
+        let blobBytes = TestPayload.bytes(for: Self.key(4))!
+        let blobRange = try #require(file.range(of: blobBytes.subdata(in: 5000..<5064)))
+        file.replaceSubrange(blobRange, with: Data(repeating: 0xA5, count: 64))
+        let recordRange = try #require(file.range(of: Data(Self.key(7).utf8)))
+        file.replaceSubrange(recordRange, with: Data(repeating: 0x5A, count: recordRange.count))
+        try file.write(to: Self.dataFile(folder))
+
+        let store = try PersistentStore(directory: folder.url)
+        #expect(try store.get(Self.key(7)) == nil)
+        let report = try await store.verify(repair: true)
+        #expect(report.problems.contains(.checksumMismatch(key: Self.key(4))), "\(report.problems)")
+        #expect(report.problems.contains(.danglingIndexRow(key: Self.key(7))), "\(report.problems)")
+        #expect(report.problems.count == 3, "\(report.problems)")
+        for number in 0..<10 {
+            let hit = try store.get(Self.key(number))
+            #expect(hit == nil || hit?.data == TestPayload.bytes(for: Self.key(number)), "entry \(number) served wrong bytes")
+            #expect((hit == nil) == (number == 4 || number == 7))
+        }
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("a damaged index is rebuilt from the blob store, keeping every entry")
+    func damagedIndex() async throws {
+        let folder = try await Self.populatedStore()
+        let index = folder.url.appendingPathComponent("index.sqlite")
+        try Data(repeating: 0x17, count: 8192).write(to: index)
+        #expect {
+            try PersistentStore(directory: folder.url, configuration: Self.strict())
+        } throws: { error in
+            guard case StorageError.corruptStore = error else { return false }
+            return true
+        }
+        let store = try PersistentStore(directory: folder.url)
+        #expect(try store.statistics().entries == 10)
+        for number in 0..<10 { #expect(try store.get(Self.key(number))?.data == TestPayload.bytes(for: Self.key(number))) }
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("a deleted index is rebuilt from the blob store")
+    func deletedIndex() async throws {
+        let folder = try await Self.populatedStore()
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(at: folder.url.appendingPathComponent("index.sqlite" + suffix))
+        }
+        let store = try PersistentStore(directory: folder.url)
+        #expect(try store.entries().count == 10)
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("an index schema from a newer version is refused or moved aside")
+    func newerIndexSchema() async throws {
+        let folder = try await Self.populatedStore()
+        let connection = try SQLiteConnection(path: folder.url.appendingPathComponent("index.sqlite").path)
+        try connection.execute("PRAGMA user_version = 99")
+        connection.close()
+        #expect {
+            try PersistentStore(directory: folder.url, configuration: Self.strict())
+        } throws: { error in
+            guard case let StorageError.incompatibleStore(_, reason) = error else { return false }
+            return reason.contains("99")
+        }
+        try await Self.expectRebuiltEmpty(folder)
+    }
+
+    @Test("a blob store format from a newer version is refused or moved aside")
+    func newerBlobFormat() async throws {
+        let folder = try await Self.populatedStore()
+        do {
+            let store = try PersistentStore(directory: folder.url)
+            try store.core.blobs.write { txn in
+                var info = try #require(try txn.storeInfo(store.core.blobs.databases))
+                info.format = 7
+                try txn.writeStoreInfo(info, store.core.blobs.databases)
+            }
+            store.close()
+        }
+        #expect(throws: StorageError.self) {
+            try PersistentStore(directory: folder.url, configuration: Self.strict())
+        }
+        try await Self.expectRebuiltEmpty(folder)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+@testable import CacheStorage
+
+@Suite("Verify, repair and compact")
+struct VerifyTests {
+    static func key(_ number: Int) -> String { TestPayload.key(prefix: "v", number: number, length: 4000 + number) }
+
+    static func populated(_ folder: TemporaryDirectory, count: Int = 20) async throws -> PersistentStore {
+        let store = try PersistentStore(directory: folder.url)
+        try await store.put((0..<count).map { NewEntry(key: key($0), data: TestPayload.bytes(for: key($0))!) })
+        return store
+    }
+
+    @Test("verify finds a blob deleted behind the store's back and a flipped byte; repair cleans up")
+    func findsAndRepairs() async throws {
+        let folder = TemporaryDirectory()
+        let store = try await Self.populated(folder)
+        #expect(try await store.verify().isClean)
+        let blobs = store.core.blobs
+        try blobs.write { txn in
+            try KeyDigest(key: Self.key(3)).withBytes { _ = try txn.delete(blobs.databases.blobs, key: $0) }
+            var flipped = TestPayload.bytes(for: Self.key(5))!
+            flipped[100] ^= 0x01
+            try KeyDigest(key: Self.key(5)).withBytes { digest in
+                try flipped.withUnsafeBytes { try txn.put(blobs.databases.blobs, key: digest, value: $0) }
+            }
+        }
+        let report = try await store.verify()
+        #expect(report.problems.contains(.missingBlob(key: Self.key(3))))
+        #expect(report.problems.contains(.checksumMismatch(key: Self.key(5))))
+        #expect(report.problems.count == 2)
+        #expect(!report.repaired)
+        let repaired = try await store.verify(repair: true)
+        #expect(repaired.repaired)
+        let after = try await store.verify()
+        #expect(after.isClean, "\(after.problems)")
+        #expect(try store.get(Self.key(3)) == nil)
+        #expect(try store.get(Self.key(5)) == nil)
+        #expect(try store.statistics().entries == 18)
+        for number in [0, 1, 2, 4, 6, 19] { #expect(try store.get(Self.key(number))?.data == TestPayload.bytes(for: Self.key(number))) }
+    }
+
+    @Test("a read that finds a record without its blob is a miss, and the record is removed")
+    func missingBlobIsAMiss() async throws {
+        let folder = TemporaryDirectory()
+        let store = try await Self.populated(folder)
+        let blobs = store.core.blobs
+        try blobs.write { txn in
+            try KeyDigest(key: Self.key(1)).withBytes { _ = try txn.delete(blobs.databases.blobs, key: $0) }
+        }
+        #expect(try store.get(Self.key(1)) == nil)
+        try await store.flush()
+        #expect(try store.metadata(for: Self.key(1)) == nil)
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("verify sees an index row the blob store lost and an entry the index lacks")
+    func indexDisagreements() async throws {
+        let folder = TemporaryDirectory()
+        let store = try await Self.populated(folder)
+        let index = store.core.index
+        try index.writer.transaction {
+            try index.delete(digest: KeyDigest(key: Self.key(2)))
+            let metadata = EntryMetadata(
+                key: "ghost", byteCount: 10, checksum: 1, storedAt: Date(), lastAccess: Date(), attributes: EntryAttributes())
+            try index.upsert(digest: KeyDigest(key: "ghost"), metadata: metadata)
+        }
+        let report = try await store.verify(repair: true)
+        #expect(report.problems.contains(.unindexedEntry(key: Self.key(2))))
+        #expect(report.problems.contains(.danglingIndexRow(key: "ghost")))
+        #expect(try await store.verify().isClean)
+        #expect(try store.entries().count == 20)
+    }
+
+    @Test("compact gives space back and keeps every entry; it refuses while another process has the store open")
+    func compaction() async throws {
+        let folder = TemporaryDirectory()
+        let store = try await Self.populated(folder, count: 200)
+        try await store.remove((0..<180).map(Self.key))
+        let worker = try WorkerProcess(role: "reader", directory: folder.url, seconds: 30, seed: 1)
+        #expect(worker.waitUntilReady())
+        await #expect(throws: StorageError.storeInUse(path: store.directory.path, operation: "compact")) {
+            _ = try await store.compact()
+        }
+        worker.kill()
+        let sizes = try await store.compact()
+        #expect(sizes.bytesAfter < sizes.bytesBefore)
+        for number in 180..<200 { #expect(try store.get(Self.key(number))?.data == TestPayload.bytes(for: Self.key(number))) }
+        try await store.put(NewEntry(key: "after-compaction", data: Data([9])))
+        #expect(try store.get("after-compaction")?.data == Data([9]))
+        #expect(try await store.verify().isClean)
+        store.close()
+        let reopened = try PersistentStore(directory: folder.url)
+        #expect(try reopened.statistics().entries == 21)
+    }
+}

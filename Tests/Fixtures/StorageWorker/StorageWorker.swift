@@ -1,0 +1,108 @@
+import CacheStorage
+import Foundation
+
+/// A child process for the crash and multi-process tests: `storage-worker ROLE DIR SECONDS SEED`.
+///
+/// Roles: `writer` puts batches of checkable entries (forever when SECONDS is 0, until killed);
+/// `reader` reads random keys and checks every hit byte for byte; `evictor` removes entries and
+/// evicts to shrinking targets. Each prints one summary line `ROLE ok=N errors=M` and exits 1 on
+/// any error. Keys come from a shared space so the roles collide on purpose.
+@main
+struct StorageWorker {
+    static let keySpace = 400
+
+    static func main() async {
+        let arguments = CommandLine.arguments
+        guard arguments.count == 5, let seconds = Double(arguments[3]), let seed = UInt64(arguments[4]) else {
+            FileHandle.standardError.write(Data("usage: storage-worker writer|reader|evictor DIR SECONDS SEED\n".utf8))
+            exit(2)
+        }
+        let role = arguments[1]
+        var configuration = StoreConfiguration()
+        configuration.byteLimit = 8 * 1024 * 1024
+        let deadline = seconds > 0 ? Date().addingTimeInterval(seconds) : Date.distantFuture
+        var random = SplitMix(seed: seed)
+        var ok = 0
+        var errors = 0
+        do {
+            let store = try PersistentStore(directory: URL(fileURLWithPath: arguments[2]), configuration: configuration)
+            FileHandle.standardOutput.write(Data("ready\n".utf8))
+            while Date() < deadline {
+                do {
+                    switch role {
+                    case "writer": try await write(store, &random)
+                    case "reader": errors += try read(store, &random)
+                    case "evictor": try await evict(store, &random)
+                    default:
+                        FileHandle.standardError.write(Data("unknown role \(role)\n".utf8))
+                        exit(2)
+                    }
+                    ok += 1
+                } catch {
+                    errors += 1
+                    FileHandle.standardError.write(Data("\(role): \(error)\n".utf8))
+                }
+            }
+            store.close()
+        } catch {
+            FileHandle.standardError.write(Data("\(role): cannot open: \(error)\n".utf8))
+            exit(1)
+        }
+        FileHandle.standardOutput.write(Data("\(role) ok=\(ok) errors=\(errors)\n".utf8))
+        exit(errors == 0 ? 0 : 1)
+    }
+
+    static func randomKey(_ random: inout SplitMix) -> String {
+        let number = Int(random.next() % UInt64(keySpace))
+        // Length is a function of the number, so each key names exactly one payload.
+        let length = 512 + (number * 7_919) % (64 * 1024)
+        return Payload.key(prefix: "shared", number: number, length: length)
+    }
+
+    static func write(_ store: PersistentStore, _ random: inout SplitMix) async throws {
+        let count = 1 + Int(random.next() % 8)
+        var entries: [NewEntry] = []
+        for _ in 0..<count {
+            let key = randomKey(&random)
+            entries.append(NewEntry(key: key, data: Payload.bytes(for: key)!, attributes: EntryAttributes(etag: "\"\(random.next())\"")))
+        }
+        try await store.put(entries)
+        if random.next() % 4 == 0 {
+            _ = try await store.updateAttributes(for: randomKey(&random), to: EntryAttributes(etag: "\"updated\""))
+        }
+    }
+
+    /// Returns the number of hits whose bytes or metadata were wrong.
+    static func read(_ store: PersistentStore, _ random: inout SplitMix) throws -> Int {
+        let key = randomKey(&random)
+        guard let entry = try store.get(key) else { return 0 }
+        let expected = Payload.bytes(for: key)!
+        if entry.data != expected || entry.metadata.byteCount != expected.count || entry.metadata.key != key {
+            FileHandle.standardError.write(Data("reader: wrong bytes for \(key)\n".utf8))
+            return 1
+        }
+        return 0
+    }
+
+    static func evict(_ store: PersistentStore, _ random: inout SplitMix) async throws {
+        switch random.next() % 3 {
+        case 0: try await store.remove(randomKey(&random))
+        case 1: try await store.evict(toBytes: Int(random.next() % (6 * 1024 * 1024)))
+        default: _ = try store.entries(matching: EntryQuery(order: .leastRecentlyUsed, limit: 20))
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
+
+/// A small seeded generator, so runs are repeatable.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
