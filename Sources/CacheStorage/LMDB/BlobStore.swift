@@ -38,10 +38,13 @@ final class BlobStore: @unchecked Sendable {
     private let readPool = Locked<[OpaquePointer]>([])
     private let mapSize: Locked<Int>
     private let isClosed = Locked(false)
+    /// Present in periodic durability: marks the store dirty around unsynced commits.
+    private let flushMarker: FlushMarker?
 
     /// Opens (creating when missing) the environment in `directory`.
-    init(directory: URL, durability: Durability, initialMapBytes: Int) throws(OpenFailure) {
+    init(directory: URL, durability: Durability, initialMapBytes: Int, flushMarker: FlushMarker?) throws(OpenFailure) {
         self.directory = directory
+        self.flushMarker = flushMarker
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -127,9 +130,9 @@ final class BlobStore: @unchecked Sendable {
 
     private static func syncFlags(_ durability: Durability) -> UInt32 {
         switch durability {
-        case .batch: return UInt32(MDB_NOMETASYNC)
+        case .eachCommit: return UInt32(MDB_NOMETASYNC)
         case .full: return 0
-        case .relaxed: return UInt32(MDB_NOSYNC)
+        case .periodic: return UInt32(MDB_NOSYNC)
         }
     }
 
@@ -154,7 +157,12 @@ final class BlobStore: @unchecked Sendable {
                 for txn in pool { mdb_txn_abort(txn) }
                 pool.removeAll()
             }
-            mdb_env_sync(environment, 1)
+            let environment = environment
+            if let flushMarker {
+                try? flushMarker.flush { mdb_env_sync(environment, 1) }
+            } else {
+                mdb_env_sync(environment, 1)
+            }
             mdb_env_close(environment)
         }
     }
@@ -216,7 +224,11 @@ final class BlobStore: @unchecked Sendable {
                 guard let txn else { return }
                 do {
                     let result = try body(LMDBTransaction(handle: txn))
-                    code = mdb_txn_commit(txn)
+                    if let flushMarker {
+                        code = try flushMarker.commit { mdb_txn_commit(txn) }
+                    } else {
+                        code = mdb_txn_commit(txn)
+                    }
                     if code == 0 {
                         outcome.result = result
                     } else if code == MDB_MAP_FULL {
@@ -279,11 +291,12 @@ final class BlobStore: @unchecked Sendable {
 
     // MARK: Maintenance
 
-    /// Forces committed data to disk.
+    /// Forces committed data to disk (and, in periodic durability, marks the store clean).
     func sync() throws {
         try mapLock.withReadLock {
             try ensureOpen()
-            try LMDBError.check(mdb_env_sync(environment, 1), "flush to disk")
+            let sync = { try LMDBError.check(mdb_env_sync(self.environment, 1), "flush to disk") }
+            if let flushMarker { try flushMarker.flush(sync) } else { try sync() }
         }
     }
 

@@ -1,6 +1,8 @@
 /// The SQLite schema, as forward-only migrations: `migrations[n]` takes `user_version` n to n+1.
 ///
 /// A store whose `user_version` is above `migrations.count` comes from a newer version.
+/// `totals` is kept by ``MetadataIndex`` itself (one update per transaction), not by triggers:
+/// a trigger per row doubled the cost of evicting.
 enum IndexSchema {
     static var currentVersion: Int { migrations.count }
 
@@ -24,8 +26,7 @@ enum IndexSchema {
             cost INTEGER,
             ttl_ms INTEGER,
             response_headers BLOB
-        );
-        CREATE INDEX entries_by_key ON entries(key);
+        ) WITHOUT ROWID;
         CREATE INDEX entries_by_access ON entries(last_access);
         CREATE INDEX entries_by_expiry ON entries(expires_at) WHERE expires_at IS NOT NULL;
         CREATE TABLE totals (
@@ -34,15 +35,6 @@ enum IndexSchema {
             bytes INTEGER NOT NULL
         );
         INSERT INTO totals VALUES (1, 0, 0);
-        CREATE TRIGGER entries_added AFTER INSERT ON entries BEGIN
-            UPDATE totals SET entries = entries + 1, bytes = bytes + NEW.byte_size WHERE id = 1;
-        END;
-        CREATE TRIGGER entries_removed AFTER DELETE ON entries BEGIN
-            UPDATE totals SET entries = entries - 1, bytes = bytes - OLD.byte_size WHERE id = 1;
-        END;
-        CREATE TRIGGER entries_resized AFTER UPDATE OF byte_size ON entries BEGIN
-            UPDATE totals SET bytes = bytes - OLD.byte_size + NEW.byte_size WHERE id = 1;
-        END;
         CREATE TABLE mirror_state (
             id INTEGER PRIMARY KEY CHECK (id = 1),
             store_id BLOB,

@@ -1,6 +1,17 @@
 import CSQLite
 import Foundation
 
+/// A change to the `totals` row, summed over a transaction.
+struct TotalsChange {
+    var entries: Int64 = 0
+    var bytes: Int64 = 0
+
+    static func += (total: inout TotalsChange, change: TotalsChange) {
+        total.entries += change.entries
+        total.bytes += change.bytes
+    }
+}
+
 /// The SQLite index over the entries: last access, expiry, totals, listing.
 ///
 /// It mirrors LMDB's records (see ``StoreMirror``) and adds what LMDB does not keep: last-access
@@ -56,6 +67,11 @@ final class MetadataIndex: @unchecked Sendable {
         // Another process may hold the write lock for a whole batch; wait rather than fail.
         sqlite3_busy_timeout(connection.handle, 10_000)
         try connection.execute("PRAGMA journal_mode = WAL")
+        // Eviction touches many index pages at once; 8 MiB keeps them cached.
+        try connection.execute("PRAGMA cache_size = -8192")
+        // Checkpoints run on the writer after callers have their results (see checkpointIfLarge),
+        // not inside whichever commit happens to cross SQLite's threshold.
+        try connection.execute("PRAGMA wal_autocheckpoint = 0")
         // NORMAL in WAL mode never corrupts; a power loss may drop the last commits, which the
         // mirror replays from LMDB's journal or rebuilds.
         try connection.execute("PRAGMA synchronous = NORMAL")
@@ -74,7 +90,16 @@ final class MetadataIndex: @unchecked Sendable {
         }
     }
 
+    /// Copies the write-ahead log back into the database when it has grown past `thresholdBytes`.
+    /// Passive: never waits for readers, in this process or another.
+    func checkpointIfLarge(thresholdBytes: Int = 4 << 20) {
+        let walSize = URL(fileURLWithPath: path + "-wal").fileSize ?? 0
+        guard walSize > thresholdBytes, walSize > 0 else { return }
+        try? writer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    }
+
     func close() {
+        try? writer.execute("PRAGMA wal_checkpoint(PASSIVE)")
         writer.close()
         reader.withLock { $0.close() }
     }
@@ -101,7 +126,13 @@ final class MetadataIndex: @unchecked Sendable {
     }
 
     /// Inserts or refreshes the row for `digest`, keeping a later last-access time already recorded.
-    func upsert(digest: KeyDigest, metadata: EntryMetadata) throws {
+    /// - Returns: the change to the totals (entries, bytes).
+    @discardableResult
+    func upsert(digest: KeyDigest, metadata: EntryMetadata) throws -> TotalsChange {
+        let previous = try writer.prepare("SELECT byte_size FROM entries WHERE digest = ?")
+        try digest.withBytes { try previous.bind(1, blob: $0) }
+        let oldSize: Int64? = try previous.step() ? previous.int64(0) : nil
+        sqlite3_reset(previous.handle)
         let statement = try writer.prepare(
             """
             INSERT INTO entries (digest, key, byte_size, checksum, stored_at, last_access, expires_at, etag,
@@ -139,16 +170,55 @@ final class MetadataIndex: @unchecked Sendable {
             try statement.bind(16, blob: nil as UnsafeRawBufferPointer?)
         }
         try statement.run()
+        return TotalsChange(entries: oldSize == nil ? 1 : 0, bytes: Int64(metadata.byteCount) - (oldSize ?? 0))
     }
 
-    func delete(digest: KeyDigest) throws {
-        let statement = try writer.prepare("DELETE FROM entries WHERE digest = ?")
+    /// Deletes the row for `digest`. - Returns: the change to the totals.
+    @discardableResult
+    func delete(digest: KeyDigest) throws -> TotalsChange {
+        let statement = try writer.prepare("DELETE FROM entries WHERE digest = ? RETURNING byte_size")
         try digest.withBytes { try statement.bind(1, blob: $0) }
-        try statement.run()
+        var change = TotalsChange()
+        while try statement.step() {
+            change.entries -= 1
+            change.bytes -= statement.int64(0)
+        }
+        return change
     }
 
-    func deleteAll() throws {
-        try writer.execute("DELETE FROM entries")
+    /// Deletes many rows with one statement (through a temporary table), which costs a third of
+    /// one `DELETE` per row when an eviction removes thousands. - Returns: the change to the totals.
+    func delete(digests: [KeyDigest]) throws -> TotalsChange {
+        guard digests.count > 8 else {
+            var change = TotalsChange()
+            for digest in digests { change += try delete(digest: digest) }
+            return change
+        }
+        try writer.execute("CREATE TEMP TABLE IF NOT EXISTS doomed (digest BLOB PRIMARY KEY) WITHOUT ROWID")
+        let insert = try writer.prepare("INSERT OR IGNORE INTO temp.doomed VALUES (?)")
+        for digest in digests {
+            try digest.withBytes { try insert.bind(1, blob: $0) }
+            try insert.run()
+            sqlite3_reset(insert.handle)
+        }
+        let statement = try writer.prepare(
+            "DELETE FROM entries WHERE digest IN (SELECT digest FROM temp.doomed) RETURNING byte_size")
+        var change = TotalsChange()
+        while try statement.step() {
+            change.entries -= 1
+            change.bytes -= statement.int64(0)
+        }
+        try writer.execute("DELETE FROM temp.doomed")
+        return change
+    }
+
+    /// Applies the summed changes of a transaction's upserts and deletes to `totals`.
+    func adjustTotals(_ change: TotalsChange) throws {
+        guard change.entries != 0 || change.bytes != 0 else { return }
+        let statement = try writer.prepare("UPDATE totals SET entries = entries + ?, bytes = bytes + ? WHERE id = 1")
+        try statement.bind(1, change.entries)
+        try statement.bind(2, change.bytes)
+        try statement.run()
     }
 
     /// All digests in the index, for a full rebuild.

@@ -18,6 +18,9 @@ final class StoreCore: Sendable {
     /// The journal sequence last mirrored into SQLite: entries at or below it may be trimmed.
     let appliedSequence: Locked<UInt64>
     private let lastIdleMaintenance = Locked(Date())
+    /// Writer-thread bookkeeping for periodic durability: when LMDB was last synced, and whether
+    /// this process has committed since.
+    private let flushState = Locked((last: ContinuousClock.now, pending: false))
 
     var logger: Logger { configuration.logger }
     var mirror: StoreMirror { StoreMirror(blobs: blobs, index: index, logger: logger) }
@@ -31,7 +34,7 @@ final class StoreCore: Sendable {
         appliedSequence = Locked(opened.appliedSequence)
         usersLock = opened.usersLock
         let idleInterval: TimeInterval
-        if case let .relaxed(interval) = configuration.durability {
+        if case let .periodic(interval) = configuration.durability {
             idleInterval = max(0.01, Double(interval.wholeMilliseconds) / 1000)
         } else {
             idleInterval = 1
@@ -90,6 +93,24 @@ final class StoreCore: Sendable {
         synchronizeIndex()
         enforceLimits()
         for (item, result) in zip(items, results) { item.completion(.success(result)) }
+        flushState.withLock { $0.pending = true }
+        flushIfDue()
+        index.checkpointIfLarge()
+    }
+
+    /// In periodic durability, syncs LMDB once the interval has passed since the last sync.
+    private func flushIfDue(force: Bool = false) {
+        guard case let .periodic(interval) = configuration.durability else { return }
+        let due = flushState.withLock { state in
+            state.pending && (force || ContinuousClock.now - state.last >= interval)
+        }
+        guard due else { return }
+        do {
+            try blobs.sync()
+            flushState.withLock { $0 = (ContinuousClock.now, false) }
+        } catch {
+            logger.warning("Could not flush the blob store", metadata: ["error": "\(error)"])
+        }
     }
 
     private func run(_ item: StoreWriter.Pending) {
@@ -125,12 +146,16 @@ final class StoreCore: Sendable {
             result = .failure(error)
         }
         item.completion(result)
+        flushState.withLock { $0.pending = true }
+        flushIfDue()
+        index.checkpointIfLarge()
     }
 
     /// With no operations queued: persist recorded reads, sync in relaxed mode, clear stale readers.
     private func idlePass() {
         synchronizeIndex()
-        if case .relaxed = configuration.durability { try? blobs.sync() }
+        index.checkpointIfLarge(thresholdBytes: 0)
+        flushIfDue(force: true)
         let due = lastIdleMaintenance.withLock { last in
             guard Date().timeIntervalSince(last) > 30 else { return false }
             last = Date()
@@ -188,9 +213,33 @@ final class StoreCore: Sendable {
         guard bytesToFree > 0 || entriesToFree > 0 else { return .removed(entries: 0, bytes: 0) }
         let victims = try index.evictionCandidates(
             bytesToFree: bytesToFree, entriesToFree: entriesToFree, now: Date())
-        let removed = try removeDigests(victims)
-        try synchronizeIndexThrowing()
-        return removed
+        guard !victims.isEmpty else { return .removed(entries: 0, bytes: 0) }
+        // The index rows go on a second thread while LMDB deletes the records on this one. SQLite
+        // commits only after LMDB has: a crash in between leaves rows that the next catch-up
+        // removes, never an entry without its row.
+        try index.writer.execute("BEGIN IMMEDIATE")
+        do {
+            let rows = Locked<Result<TotalsChange, any Error>?>(nil)
+            let rowsDone = DispatchSemaphore(value: 0)
+            let index = index
+            DispatchQueue.global(qos: .userInitiated).async {
+                let result = Result { try index.delete(digests: victims) }
+                rows.withLock { $0 = result }
+                rowsDone.signal()
+            }
+            let removed = Result { try removeDigests(victims) }
+            rowsDone.wait()
+            let change = try rows.withLock { $0! }.get()
+            let outcome = try removed.get()
+            try index.adjustTotals(change)
+            let head = try mirror.catchUpInTransaction(removedRows: Set(victims))
+            try index.writer.execute("COMMIT")
+            appliedSequence.withLock { $0 = head }
+            return outcome
+        } catch {
+            try? index.writer.execute("ROLLBACK")
+            throw error
+        }
     }
 
     /// Deletes entries by digest in one LMDB transaction, journaled.

@@ -7,6 +7,7 @@ import Foundation
 /// DIR/index.sqlite (-wal, -shm)  SQLite: the index
 /// DIR/open.lock                  held exclusively while a process opens or recovers the store
 /// DIR/users.lock                 held shared by every process that has the store open
+/// DIR/flush.state, flush.lock    periodic durability's dirty/clean marker (see FlushMarker)
 /// DIR/quarantine/                damaged stores moved aside, newest kept
 /// ```
 struct StoreLayout: Sendable {
@@ -15,6 +16,7 @@ struct StoreLayout: Sendable {
     var blobs: URL { directory.appendingPathComponent("blobs", isDirectory: true) }
     var index: URL { directory.appendingPathComponent("index.sqlite") }
     var indexSidecars: [URL] { ["-wal", "-shm"].map { URL(fileURLWithPath: index.path + $0) } }
+    var flushState: URL { directory.appendingPathComponent("flush.state") }
     var openLock: URL { directory.appendingPathComponent("open.lock") }
     var usersLock: URL { directory.appendingPathComponent("users.lock") }
     var quarantine: URL { directory.appendingPathComponent("quarantine", isDirectory: true) }

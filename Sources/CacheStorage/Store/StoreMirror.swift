@@ -19,6 +19,17 @@ struct StoreMirror {
         throws -> UInt64
     {
         try index.writer.transaction {
+            try catchUpInTransaction(accesses: accesses, counters: counters, forceRebuild: forceRebuild)
+        }
+    }
+
+    /// The same, inside a write transaction the caller holds. `removedRows` are digests whose rows
+    /// the caller already deleted in it: when their records are still absent, replay skips them.
+    func catchUpInTransaction(
+        accesses: [KeyDigest: Int64] = [:], counters: [String: Int64] = [:], forceRebuild: Bool = false,
+        removedRows: Set<KeyDigest> = []
+    ) throws -> UInt64 {
+        do {
             let state = try index.mirrorState()
             let head: UInt64 = try blobs.read { txn in
                 guard let info = try txn.storeInfo(blobs.databases) else { return 0 }
@@ -34,11 +45,22 @@ struct StoreMirror {
                                 "trimmed-through": "\(info.trimmedThrough)", "same-store": "\(sameStore)",
                             ])
                     }
-                    try rebuild(txn)
+                    try index.adjustTotals(rebuild(txn))
                 } else if state.appliedSequence < info.head {
+                    var change = TotalsChange()
+                    var absent: [KeyDigest] = []
                     for digest in try txn.journalDigests(after: state.appliedSequence, blobs.databases) {
-                        try mirror(digest, txn)
+                        let record = try digest.withBytes { try txn.get(blobs.databases.records, key: $0) }
+                        if record == nil && removedRows.contains(digest) { continue }
+                        if let record, let metadata = EntryRecord.decode(record) {
+                            change += try index.upsert(digest: digest, metadata: metadata)
+                        } else {
+                            // Absent, or a record this version cannot read: not an entry to list.
+                            absent.append(digest)
+                        }
                     }
+                    change += try index.delete(digests: absent)
+                    try index.adjustTotals(change)
                 }
                 try index.setMirrorState(storeID: info.storeID, appliedSequence: info.head)
                 return info.head
@@ -49,25 +71,17 @@ struct StoreMirror {
         }
     }
 
-    private func mirror(_ digest: KeyDigest, _ txn: LMDBTransaction) throws {
-        let record = try digest.withBytes { try txn.get(blobs.databases.records, key: $0) }
-        if let record, let metadata = EntryRecord.decode(record) {
-            try index.upsert(digest: digest, metadata: metadata)
-        } else {
-            // Absent, or a record this version cannot read: either way not an entry to list.
-            try index.delete(digest: digest)
-        }
-    }
-
-    private func rebuild(_ txn: LMDBTransaction) throws {
+    private func rebuild(_ txn: LMDBTransaction) throws -> TotalsChange {
         var stale = try index.allDigests()
+        var change = TotalsChange()
         try txn.forEach(blobs.databases.records) { key, value in
             if let digest = KeyDigest(bytes: key), let metadata = EntryRecord.decode(value) {
-                try index.upsert(digest: digest, metadata: metadata)
+                change += try index.upsert(digest: digest, metadata: metadata)
                 stale.remove(digest)
             }
             return true
         }
-        for digest in stale { try index.delete(digest: digest) }
+        change += try index.delete(digests: Array(stale))
+        return change
     }
 }

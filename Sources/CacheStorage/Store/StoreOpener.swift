@@ -51,7 +51,8 @@ struct StoreOpener {
                         ? StorageError.incompatibleStore(path: layout.directory.path, reason: reason)
                         : StorageError.corruptStore(path: layout.directory.path, reason: reason)
                 }
-                let moved = try quarantine([layout.blobs, layout.index] + layout.indexSidecars, reason: reason)
+                let moved = try quarantine(
+                    [layout.blobs, layout.index, layout.flushState] + layout.indexSidecars, reason: reason)
                 configuration.logger.error(
                     "Cache store was unusable; moved it aside and started empty",
                     metadata: ["reason": "\(reason)", "moved-to": "\(moved.path)"])
@@ -61,11 +62,17 @@ struct StoreOpener {
     }
 
     private func openParts() throws -> (BlobStore, MetadataIndex, UInt64) {
+        if FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout.directory) {
+            throw Problem.damaged("the machine went down with unflushed writes")
+        }
+        var marker: FlushMarker?
+        if case .periodic = configuration.durability { marker = try FlushMarker(directory: layout.directory) }
         let blobs: BlobStore
         do {
             blobs = try BlobStore(
                 directory: layout.blobs, durability: configuration.durability,
-                initialMapBytes: configuration.initialMapBytes ?? max(64 << 20, configuration.byteLimit * 2))
+                initialMapBytes: configuration.initialMapBytes ?? max(64 << 20, configuration.byteLimit * 2),
+                flushMarker: marker)
         } catch let .damaged(reason) {
             throw Problem.damaged("blob store: \(reason)")
         } catch let .failed(error) {

@@ -1,0 +1,107 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Makes periodic flushing safe against power loss.
+///
+/// Without a sync per commit, a power loss can leave LMDB's tree pointing at pages a later,
+/// unflushed commit overwrote: bytes the metadata does not vouch for. So before the first commit
+/// after a flush, a process durably writes `dirty <boot id>` to `DIR/flush.state`; a flush syncs
+/// LMDB and then writes `clean <boot id>`. Commits (any process) hold `flush.lock` shared and the
+/// marking flush holds it exclusively, so no commit slips between a sync and its `clean`. On open,
+/// `dirty` from another boot means the machine went down with unflushed writes: the store is not
+/// trusted. A process killed on a running machine loses nothing (same boot, page cache intact).
+final class FlushMarker: Sendable {
+    private let stateURL: URL
+    private let lock: FileLock
+    private let bootID: String
+
+    init(directory: URL) throws {
+        stateURL = directory.appendingPathComponent("flush.state")
+        lock = try FileLock(url: directory.appendingPathComponent("flush.lock"))
+        bootID = Self.currentBootID()
+    }
+
+    /// Whether the store in `directory` had unflushed commits when its machine last went down.
+    static func hasUnflushedWritesFromEarlierBoot(in directory: URL) -> Bool {
+        let url = directory.appendingPathComponent("flush.state")
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return false }
+        let parts = text.split(separator: " ").map(String.init)
+        guard parts.count == 2, parts[0] == "clean" || parts[0] == "dirty" else { return true }
+        return parts[0] == "dirty" && parts[1] != currentBootID()
+    }
+
+    /// Runs an LMDB commit under the shared lock, marking the store dirty first when it is clean.
+    func commit<Result>(_ body: () throws -> Result) throws -> Result {
+        lock.lockShared()
+        if readState() != "dirty \(bootID)" {
+            lock.unlock()
+            lock.lockExclusive()
+            if readState() != "dirty \(bootID)" { try writeState("dirty", durably: true) }
+            lock.unlock()
+            lock.lockShared()
+        }
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Syncs through `sync` and marks the store clean, with no commit in between in any process.
+    /// The bulk is synced before taking the lock, so commits wait only for the short second sync.
+    func flush(_ sync: () throws -> Void) throws {
+        try sync()
+        lock.lockExclusive()
+        defer { lock.unlock() }
+        try sync()
+        try writeState("clean", durably: false)
+    }
+
+    private func readState() -> String {
+        (try? String(contentsOf: stateURL, encoding: .utf8)) ?? ""
+    }
+
+    /// `dirty` must be on disk before the commit it covers; `clean` need not be (losing it only
+    /// leaves `dirty`, which errs on the safe side).
+    private func writeState(_ state: String, durably: Bool) throws {
+        let temporary = stateURL.deletingLastPathComponent().appendingPathComponent("flush.state.\(getpid())")
+        let text = "\(state) \(bootID)"
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Self.error(temporary, "create") }
+        let written = text.withCString { write(descriptor, $0, strlen($0)) }
+        if durably { fsync(descriptor) }
+        close(descriptor)
+        guard written == text.utf8.count, rename(temporary.path, stateURL.path) == 0 else {
+            throw Self.error(stateURL, "write")
+        }
+        if durably {
+            let directory = open(stateURL.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
+            if directory >= 0 {
+                fsync(directory)
+                close(directory)
+            }
+        }
+    }
+
+    private static func error(_ url: URL, _ operation: String) -> StorageError {
+        .io(path: url.path, operation: "\(operation) the flush marker", errno: errno, message: String(cString: strerror(errno)))
+    }
+
+    /// An identifier that changes at every boot of the machine.
+    static func currentBootID() -> String {
+        #if os(Linux)
+        let text = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)) ?? "unknown"
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        #elseif canImport(Darwin)
+        var size = 0
+        sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0)
+        var buffer = [CChar](repeating: 0, count: max(size, 1))
+        sysctlbyname("kern.bootsessionuuid", &buffer, &size, nil, 0)
+        return String(cString: buffer)
+        #else
+        return "unknown"
+        #endif
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The figures `cachectl bench` prints.
+struct BenchReport {
+    var entries = 0
+    var bytes = 0
+    var reads = 0
+    var durability = ""
+    var sizes = ""
+    var insertSeconds = 0.0
+    var openMilliseconds = 0.0
+    var readSeconds = 0.0
+    var readMisses = 0
+    var bytesRead = 0
+    var readP50Microseconds = 0.0
+    var readP99Microseconds = 0.0
+    var evictMilliseconds = 0.0
+    var evictedEntries = 0
+    var peakAnonymousRSSMegabytes = 0.0
+
+    var insertsPerSecond: Double { insertSeconds > 0 ? Double(entries) / insertSeconds : 0 }
+    var readsPerSecond: Double { readSeconds > 0 ? Double(reads) / readSeconds : 0 }
+
+    func json() -> String {
+        let fields: [(String, String)] = [
+            ("entries", "\(entries)"), ("bytes", "\(bytes)"), ("reads", "\(reads)"),
+            ("durability", "\"\(durability)\""), ("sizes", "\"\(sizes)\""),
+            ("insert_per_s", format(insertsPerSecond, 1)), ("insert_mb_per_s", format(Double(bytes) / 1e6 / max(insertSeconds, 1e-9), 1)),
+            ("open_ms", format(openMilliseconds, 3)),
+            ("read_per_s", format(readsPerSecond, 1)), ("read_p50_us", format(readP50Microseconds, 2)),
+            ("read_p99_us", format(readP99Microseconds, 2)), ("read_misses", "\(readMisses)"),
+            ("evict_ms", format(evictMilliseconds, 2)), ("evicted_entries", "\(evictedEntries)"),
+            ("peak_rss_mb", format(peakAnonymousRSSMegabytes, 1)),
+        ]
+        return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+    }
+
+    func table() -> String {
+        let rows: [(String, String)] = [
+            ("entries", "\(entries) (\(format(Double(bytes) / 1e9, 2)) GB, sizes \(sizes))"),
+            ("durability", durability),
+            ("insert", "\(format(insertsPerSecond, 0)) entries/s (\(format(Double(bytes) / 1e6 / max(insertSeconds, 1e-9), 0)) MB/s)"),
+            ("open", "\(format(openMilliseconds, 2)) ms"),
+            ("read", "\(format(readsPerSecond, 0)) reads/s, p50 \(format(readP50Microseconds, 1)) µs, p99 \(format(readP99Microseconds, 1)) µs, \(readMisses) misses"),
+            ("evict to 50 %", "\(format(evictMilliseconds, 1)) ms (\(evictedEntries) entries)"),
+            ("peak anonymous RSS", "\(format(peakAnonymousRSSMegabytes, 1)) MB"),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+    }
+
+    /// Speed-ups over `baseline` (above 1 is better for this report), as a JSON object.
+    func ratios(to baseline: BenchReport) -> String {
+        func ratio(_ mine: Double, _ theirs: Double) -> String { format(theirs > 0 ? mine / theirs : 0, 2) }
+        return "{\"insert\": \(ratio(insertsPerSecond, baseline.insertsPerSecond)), "
+            + "\"read\": \(ratio(readsPerSecond, baseline.readsPerSecond)), "
+            + "\"read_p99\": \(ratio(baseline.readP99Microseconds, readP99Microseconds)), "
+            + "\"open\": \(ratio(baseline.openMilliseconds, openMilliseconds)), "
+            + "\"evict\": \(ratio(baseline.evictMilliseconds, evictMilliseconds))}"
+    }
+
+    private func format(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+}
