@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Roles: `writer` puts batches of checkable entries (forever when SECONDS is 0, until killed);
 /// `reader` reads random keys and checks every hit byte for byte; `evictor` removes entries and
-/// evicts to shrinking targets. Each prints one summary line `ROLE ok=N errors=M` and exits 1 on
-/// any error. Keys come from a shared space so the roles collide on purpose.
+/// evicts to shrinking targets; `check` (SECONDS ignored) checks every entry's bytes and runs
+/// `verify`. Each prints one summary line `ROLE ok=N errors=M` and exits 1 on any error. Keys come
+/// from a shared space so the roles collide on purpose.
 @main
 struct StorageWorker {
     static let keySpace = 400
@@ -27,6 +28,12 @@ struct StorageWorker {
         do {
             let store = try PersistentStore(directory: URL(fileURLWithPath: arguments[2]), configuration: configuration)
             FileHandle.standardOutput.write(Data("ready\n".utf8))
+            if role == "check" {
+                (ok, errors) = try await check(store)
+                store.close()
+                FileHandle.standardOutput.write(Data("check ok=\(ok) errors=\(errors)\n".utf8))
+                exit(errors == 0 ? 0 : 1)
+            }
             while Date() < deadline {
                 do {
                     switch role {
@@ -82,6 +89,23 @@ struct StorageWorker {
             return 1
         }
         return 0
+    }
+
+    /// Checks every listed entry against its payload and runs a full verification.
+    static func check(_ store: PersistentStore) async throws -> (ok: Int, errors: Int) {
+        var ok = 0
+        var errors = 0
+        for metadata in try store.entries() {
+            if let hit = try store.get(metadata.key), hit.data == Payload.bytes(for: metadata.key) {
+                ok += 1
+            } else {
+                errors += 1
+                FileHandle.standardError.write(Data("check: \(metadata.key) unreadable or wrong\n".utf8))
+            }
+        }
+        let report = try await store.verify()
+        for problem in report.problems { FileHandle.standardError.write(Data("check: \(problem)\n".utf8)) }
+        return (ok, errors + report.problems.count)
     }
 
     static func evict(_ store: PersistentStore, _ random: inout SplitMix) async throws {
