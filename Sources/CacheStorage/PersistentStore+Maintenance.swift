@@ -87,7 +87,10 @@ extension PersistentStore {
             }
         }
         if repair && !report.isClean {
-            if !damaged.isEmpty { _ = try await core.writer.submit(.removeIfDamaged(damaged)) }
+            for start in stride(from: 0, to: damaged.count, by: StoreCore.removalsPerTransaction) {
+                let chunk = Array(damaged[start..<min(start + StoreCore.removalsPerTransaction, damaged.count)])
+                _ = try await core.writer.submit(.removeIfDamaged(chunk))
+            }
             if indexProblems || !damaged.isEmpty { _ = try await core.writer.submit(.rebuildIndex) }
             report.repaired = true
             core.logger.notice("Repaired the cache store", metadata: ["problems": "\(report.problems.count)"])

@@ -163,11 +163,18 @@ public final class PersistentStore: Sendable {
         try await remove([key]).entries > 0
     }
 
-    /// Removes the entries for `keys` in one commit.
+    /// Removes the entries for `keys`, in commits of at most 4,096 entries.
     @discardableResult
     public func remove(_ keys: [String]) async throws -> RemovalResult {
         try checkOpen()
-        return try RemovalResult(await core.writer.submit(.remove(keys)))
+        var total = RemovalResult(entries: 0, bytes: 0)
+        for start in stride(from: 0, to: keys.count, by: StoreCore.removalsPerTransaction) {
+            let chunk = Array(keys[start..<min(start + StoreCore.removalsPerTransaction, keys.count)])
+            let removed = try RemovalResult(await core.writer.submit(.remove(chunk)))
+            total.entries += removed.entries
+            total.bytes += removed.bytes
+        }
+        return total
     }
 
     /// Removes every entry.

@@ -3,8 +3,8 @@ import CacheStorage
 import Foundation
 
 // Micro benchmarks of PersistentStore's hot paths: reads (hit, miss, metadata only) and
-// synchronous writes (a 64-entry batch with the default durability, one entry with relaxed
-// durability). Each benchmark opens its own store in a fresh temporary directory during setup
+// synchronous writes (a 64-entry batch with the default periodic durability, the same batch with
+// a sync per commit, and one entry with the default durability). Each benchmark opens its own store in a fresh temporary directory during setup
 // and deletes it during teardown, so no benchmark sees another's data.
 
 /// The size of every stored blob: a typical small image.
@@ -77,38 +77,28 @@ let benchmarks: @Sendable () -> Void = {
     // Writes: one putAndWait per iteration. The entries (fresh keys, pooled random payloads) are
     // built before the measurement starts, so the numbers cover only the put itself. The store's
     // byte limit is far above what a run writes, so no eviction happens while measuring.
-    storeBenchmark(
-        "put 50KB batch of 64 (default durability)",
-        configuration: Benchmark.Configuration(
-            metrics: measuredMetrics,
-            warmupIterations: 2,
-            maxDuration: .seconds(3),
-            maxIterations: 200
-        )
-    ) {
-        try StoreFixture.forPuts(durability: .batch)
-    } body: { benchmark, fixture in
-        let batch = fixture.nextNewEntries(putBatchSize)
-        benchmark.startMeasurement()
-        try fixture.store.putAndWait(batch)
-        benchmark.stopMeasurement()
-    }
-
-    storeBenchmark(
-        "put 50KB single (relaxed durability)",
-        configuration: Benchmark.Configuration(
-            metrics: measuredMetrics,
-            warmupIterations: 10,
-            maxDuration: .seconds(3),
-            maxIterations: 10_000
-        )
-    ) {
-        try StoreFixture.forPuts(durability: .relaxed(flushInterval: .seconds(1)))
-    } body: { benchmark, fixture in
-        let batch = fixture.nextNewEntries(1)
-        benchmark.startMeasurement()
-        try fixture.store.putAndWait(batch)
-        benchmark.stopMeasurement()
+    let puts: [(name: String, durability: Durability, entries: Int, maxIterations: Int)] = [
+        ("put 50KB batch of 64 (default periodic durability)", .standard, putBatchSize, 200),
+        ("put 50KB batch of 64 (sync each commit)", .eachCommit, putBatchSize, 200),
+        ("put 50KB single (default periodic durability)", .standard, 1, 10_000),
+    ]
+    for put in puts {
+        storeBenchmark(
+            put.name,
+            configuration: Benchmark.Configuration(
+                metrics: measuredMetrics,
+                warmupIterations: put.entries == 1 ? 10 : 2,
+                maxDuration: .seconds(3),
+                maxIterations: put.maxIterations
+            )
+        ) {
+            try StoreFixture.forPuts(durability: put.durability)
+        } body: { benchmark, fixture in
+            let batch = fixture.nextNewEntries(put.entries)
+            benchmark.startMeasurement()
+            try fixture.store.putAndWait(batch)
+            benchmark.stopMeasurement()
+        }
     }
 }
 
@@ -162,7 +152,7 @@ final class StoreFixture {
 
     /// A default-durability store holding `entries` entries of distinct random bytes.
     static func populated(entries: Int) throws -> StoreFixture {
-        let fixture = try StoreFixture(durability: .batch)
+        let fixture = try StoreFixture(durability: .standard)
         do {
             var batch: [NewEntry] = []
             batch.reserveCapacity(putBatchSize)

@@ -217,6 +217,7 @@ final class StoreCore: Sendable {
         // The index rows go on a second thread while LMDB deletes the records on this one. SQLite
         // commits only after LMDB has: a crash in between leaves rows that the next catch-up
         // removes, never an entry without its row.
+        index.writer.resetStatements()
         try index.writer.execute("BEGIN IMMEDIATE")
         do {
             let rows = Locked<Result<TotalsChange, any Error>?>(nil)
@@ -244,25 +245,32 @@ final class StoreCore: Sendable {
 
     /// Deletes entries by digest in one LMDB transaction, journaled.
     private func removeDigests(_ digests: [KeyDigest]) throws -> WriteOutcome {
-        guard !digests.isEmpty else { return .removed(entries: 0, bytes: 0) }
-        let trimThrough = appliedSequence.withLock { $0 }
-        return try blobs.write { txn in
-            var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
-            try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
-            var changes = ChangeSet(txn: txn, databases: blobs.databases)
-            var entries = 0
-            var bytes = 0
-            for digest in digests {
-                if let size = try changes.delete(digest) {
-                    entries += 1
-                    bytes += size
+        var entries = 0
+        var bytes = 0
+        // Small values sit inside LMDB's leaf pages, so deleting them dirties those pages, which
+        // LMDB holds in memory until commit (and caps per transaction): commit in bounded chunks.
+        for start in stride(from: 0, to: digests.count, by: Self.removalsPerTransaction) {
+            let chunk = digests[start..<min(start + Self.removalsPerTransaction, digests.count)]
+            let trimThrough = appliedSequence.withLock { $0 }
+            try blobs.write { txn in
+                var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
+                try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
+                var changes = ChangeSet(txn: txn, databases: blobs.databases)
+                for digest in chunk {
+                    if let size = try changes.delete(digest) {
+                        entries += 1
+                        bytes += size
+                    }
                 }
+                try txn.appendJournal(changes.touched, info: &info, blobs.databases)
+                try txn.writeStoreInfo(info, blobs.databases)
             }
-            try txn.appendJournal(changes.touched, info: &info, blobs.databases)
-            try txn.writeStoreInfo(info, blobs.databases)
-            return .removed(entries: entries, bytes: bytes)
         }
+        return .removed(entries: entries, bytes: bytes)
     }
+
+    /// The most entries one LMDB transaction deletes (see `removeDigests`).
+    static let removalsPerTransaction = 4096
 
     /// Empties LMDB and marks the journal as unusable, so the mirror rebuilds (emptying) the index.
     private func removeEverything() throws {

@@ -139,9 +139,15 @@ enum WriteOperation: Sendable {
     /// Compacts LMDB and vacuums SQLite; the caller has checked no other process uses the store.
     case compact
 
+    /// What the operation weighs against a batch's byte budget. A removal counts as a page, since
+    /// it dirties about one LMDB page, so one batch never deletes more than a budget's worth.
     var payloadBytes: Int {
-        if case let .put(entries) = self { return entries.reduce(0) { $0 + $1.data.count } }
-        return 0
+        switch self {
+        case let .put(entries): entries.reduce(0) { $0 + $1.data.count }
+        case let .remove(keys): keys.count * 4096
+        case let .removeIfDamaged(digests): digests.count * 4096
+        default: 0
+        }
     }
 }
 
