@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "CacheStorage", targets: ["CacheStorage"]),
+        .library(name: "ImageCache", targets: ["ImageCache"]),
         .executable(name: "cachectl", targets: ["cachectl"]),
     ],
     dependencies: [
@@ -44,9 +45,23 @@ let package = Package(
             dependencies: ["CacheStorage"],
             path: "Tests/Fixtures/StorageWorker"
         ),
+        // The image pipeline: policies, HTTP caching, loading, format sniffing.
+        .target(
+            name: "ImageCache",
+            dependencies: [
+                "CacheStorage",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Helpers every test target shares: temporary folders, the ../shared corpus.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "CacheStorageTests",
-            dependencies: ["CacheStorage"]
+            dependencies: ["CacheStorage", "TestSupport"]
+        ),
+        .testTarget(
+            name: "ImageCacheTests",
+            dependencies: ["ImageCache", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -4,19 +4,22 @@ import Foundation
 ///
 /// Missing on a fresh clone elsewhere: tests that need it are skipped there with a notice.
 /// CI sets `CACHE_TESTS_REQUIRE_SHARED=1`, which turns that skip into a failure.
-enum SharedFixtures {
-    static let root: URL? = {
+public enum SharedFixtures {
+    /// The `shared` folder beside the checkout, when present.
+    public static let root: URL? = {
         var directory = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { directory.deleteLastPathComponent() }
+        // Tests/TestSupport/SharedFixtures.swift, up three: the checkout; `shared` sits beside it.
+        for _ in 0..<3 { directory.deleteLastPathComponent() }
         let shared = directory.deletingLastPathComponent().appendingPathComponent("shared", isDirectory: true)
         return FileManager.default.fileExists(atPath: shared.appendingPathComponent("corpus/manifest.tsv").path)
             ? shared : nil
     }()
 
-    static let isRequired = ProcessInfo.processInfo.environment["CACHE_TESTS_REQUIRE_SHARED"] == "1"
+    /// Whether CI demands the shared data (`CACHE_TESTS_REQUIRE_SHARED=1`).
+    public static let isRequired = ProcessInfo.processInfo.environment["CACHE_TESTS_REQUIRE_SHARED"] == "1"
 
     /// Whether tests needing `../shared` run: when it exists, or when CI demands it (and they fail without it).
-    static var isAvailable: Bool {
+    public static var isAvailable: Bool {
         if root == nil && !isRequired {
             print("notice: ../shared not found beside the checkout; skipping tests that need the image corpus")
         }
@@ -24,9 +27,14 @@ enum SharedFixtures {
     }
 
     /// Every regular file under `corpus/real/`.
-    static func realImages() throws -> [URL] {
+    public static func realImages() throws -> [URL] {
+        try files(under: "corpus/real")
+    }
+
+    /// Every regular file under `relativePath` inside the shared folder, sorted by path.
+    public static func files(under relativePath: String) throws -> [URL] {
         guard let root else { throw FixtureError.sharedMissing }
-        let base = root.appendingPathComponent("corpus/real", isDirectory: true)
+        let base = root.appendingPathComponent(relativePath, isDirectory: true)
         let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey])
         var files: [URL] = []
         while let url = enumerator?.nextObject() as? URL {
@@ -35,8 +43,9 @@ enum SharedFixtures {
         return files.sorted { $0.path < $1.path }
     }
 
-    enum FixtureError: Error, CustomStringConvertible {
+    /// Why shared data could not be found.
+    public enum FixtureError: Error, CustomStringConvertible {
         case sharedMissing
-        var description: String { "../shared/corpus is missing beside the checkout (required in CI)" }
+        public var description: String { "../shared/corpus is missing beside the checkout (required in CI)" }
     }
 }

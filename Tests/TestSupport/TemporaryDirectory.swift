@@ -1,10 +1,12 @@
 import Foundation
 
 /// A fresh folder under the system temporary directory, removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let url: URL
+public final class TemporaryDirectory: Sendable {
+    /// The folder.
+    public let url: URL
 
-    init(_ label: String = "store") {
+    /// Creates the folder; `label` makes it recognisable in the temporary directory.
+    public init(_ label: String = "store") {
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("cachestorage-tests-\(label)-\(UUID().uuidString)", isDirectory: true)
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -1,0 +1,1 @@
+// Tests for ImageCache live beside this file, one suite per concern.
