@@ -42,7 +42,7 @@ let package = Package(
         // A child process the crash and multi-process tests start, kill and watch.
         .executableTarget(
             name: "storage-worker",
-            dependencies: ["CacheStorage"],
+            dependencies: ["CacheStorage", "TestSupport"],
             path: "Tests/Fixtures/StorageWorker"
         ),
         // The image pipeline: policies, HTTP caching, loading, format sniffing.

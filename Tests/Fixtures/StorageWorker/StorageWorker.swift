@@ -1,5 +1,6 @@
 import CacheStorage
 import Foundation
+import TestSupport
 
 /// A child process for the crash and multi-process tests: `storage-worker ROLE DIR SECONDS SEED`.
 ///
@@ -63,7 +64,7 @@ struct StorageWorker {
         let number = Int(random.next() % UInt64(keySpace))
         // Length is a function of the number, so each key names exactly one payload.
         let length = 512 + (number * 7_919) % (64 * 1024)
-        return Payload.key(prefix: "shared", number: number, length: length)
+        return TestPayload.key(prefix: "shared", number: number, length: length)
     }
 
     static func write(_ store: PersistentStore, _ random: inout SplitMix) async throws {
@@ -71,7 +72,7 @@ struct StorageWorker {
         var entries: [NewEntry] = []
         for _ in 0..<count {
             let key = randomKey(&random)
-            entries.append(NewEntry(key: key, data: Payload.bytes(for: key)!, attributes: EntryAttributes(etag: "\"\(random.next())\"")))
+            entries.append(NewEntry(key: key, data: TestPayload.bytes(for: key)!, attributes: EntryAttributes(etag: "\"\(random.next())\"")))
         }
         try await store.put(entries)
         if random.next() % 4 == 0 {
@@ -83,7 +84,7 @@ struct StorageWorker {
     static func read(_ store: PersistentStore, _ random: inout SplitMix) throws -> Int {
         let key = randomKey(&random)
         guard let entry = try store.get(key) else { return 0 }
-        let expected = Payload.bytes(for: key)!
+        let expected = TestPayload.bytes(for: key)!
         if entry.data != expected || entry.metadata.byteCount != expected.count || entry.metadata.key != key {
             FileHandle.standardError.write(Data("reader: wrong bytes for \(key)\n".utf8))
             return 1
@@ -96,7 +97,7 @@ struct StorageWorker {
         var ok = 0
         var errors = 0
         for metadata in try store.entries() {
-            if let hit = try store.get(metadata.key), hit.data == Payload.bytes(for: metadata.key) {
+            if let hit = try store.get(metadata.key), hit.data == TestPayload.bytes(for: metadata.key) {
                 ok += 1
             } else {
                 errors += 1
