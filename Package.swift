@@ -8,10 +8,12 @@ let package = Package(
         .library(name: "CacheStorage", targets: ["CacheStorage"]),
         .library(name: "ImageCache", targets: ["ImageCache"]),
         .executable(name: "cachectl", targets: ["cachectl"]),
+        .executable(name: "imagecache-demo", targets: ["imagecache-demo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The system C libraries, wrapped once each (CLMDB → BlobStore, CSQLite → MetadataIndex).
@@ -39,6 +41,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The README's first command: a feed from a loopback origin under each policy, twice.
+        .executableTarget(
+            name: "imagecache-demo",
+            dependencies: ["ImageCache", "CacheStorage", "LoopbackOrigin"]
+        ),
         // A child process the crash and multi-process tests start, kill and watch.
         .executableTarget(
             name: "storage-worker",
@@ -53,6 +60,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A real HTTP/1.1 origin on 127.0.0.1 with full control of every header: for the tests,
+        // the conformance harness and the demo.
+        .target(
+            name: "LoopbackOrigin",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         // Helpers every test target shares: temporary folders, the ../shared corpus.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
@@ -61,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheTests",
-            dependencies: ["ImageCache", "TestSupport"]
+            dependencies: ["ImageCache", "TestSupport", "LoopbackOrigin"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,87 @@
+import Foundation
+
+/// A thread-safe, cost- and count-limited least-recently-used cache: the memory tier.
+///
+/// Every operation is O(1). Inserting past a limit evicts the least recently used entries; an
+/// entry costing more than ``maxEntryCostFraction`` of ``costLimit`` is not kept at all, so one
+/// huge image cannot flush everything else.
+///
+/// ```swift
+/// let cache = MemoryCache<String, Data>(costLimit: 64 * 1024 * 1024)
+/// cache.set(bytes, for: url.absoluteString, cost: width * height * 4)
+/// let hit = cache.value(for: url.absoluteString)
+/// ```
+public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// The total cost the cache keeps. By default a quarter of physical memory, at most 512 MiB.
+    public let costLimit: Int
+    /// The most entries the cache keeps. 1,000 by default.
+    public let countLimit: Int
+    /// The largest share of ``costLimit`` one entry may take. 0.25 by default.
+    public let maxEntryCostFraction: Double
+
+    private let list: Mutex<LRUList<Key, Value>>
+
+    /// The default cost limit: a quarter of physical memory, at most 512 MiB.
+    public static var defaultCostLimit: Int {
+        Int(min(ProcessInfo.processInfo.physicalMemory / 4, 512 * 1024 * 1024))
+    }
+
+    /// Creates an empty cache.
+    public init(costLimit: Int = MemoryCache.defaultCostLimit, countLimit: Int = 1000, maxEntryCostFraction: Double = 0.25) {
+        self.costLimit = max(0, costLimit)
+        self.countLimit = max(0, countLimit)
+        self.maxEntryCostFraction = maxEntryCostFraction
+        list = Mutex(LRUList())
+    }
+
+    /// The value for `key`, marking it most recently used.
+    public func value(for key: Key) -> Value? {
+        list.withLock { $0.value(for: key) }
+    }
+
+    /// Whether `key` is cached, without marking it used.
+    public func contains(_ key: Key) -> Bool {
+        list.withLock { $0.contains(key) }
+    }
+
+    /// Stores `value` under `key` at `cost` (for images, width × height × 4 when known, else bytes).
+    /// - Returns: false when the entry was too costly to keep (any older value for `key` is removed).
+    @discardableResult
+    public func set(_ value: Value, for key: Key, cost: Int) -> Bool {
+        let cost = max(0, cost)
+        guard Double(cost) <= Double(costLimit) * maxEntryCostFraction, countLimit > 0 else {
+            _ = list.withLock { $0.remove(key) }
+            return false
+        }
+        // Evicted values are released after the lock is dropped: a deinit must not run under it.
+        let evicted: [Value] = list.withLock { list in
+            list.set(value, for: key, cost: cost)
+            var evicted: [Value] = []
+            while list.totalCost > costLimit || list.count > countLimit,
+                let (_, old) = list.removeLeastRecentlyUsed()
+            {
+                evicted.append(old)
+            }
+            return evicted
+        }
+        _ = evicted
+        return true
+    }
+
+    /// Removes the value for `key`, returning it.
+    @discardableResult
+    public func removeValue(for key: Key) -> Value? {
+        list.withLock { $0.remove(key) }
+    }
+
+    /// Removes everything.
+    public func removeAll() {
+        list.withLock { $0.removeAll() }
+    }
+
+    /// Entries currently cached.
+    public var count: Int { list.withLock { $0.count } }
+
+    /// The summed cost of the cached entries.
+    public var totalCost: Int { list.withLock { $0.totalCost } }
+}

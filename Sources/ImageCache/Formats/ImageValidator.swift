@@ -1,0 +1,109 @@
+import Foundation
+
+/// Checks that downloaded bytes are a well-formed image of a supported format and within size
+/// limits, without decoding pixels, so the cache never stores (or hands a decoder) an error page,
+/// a cut-off download or a decompression bomb.
+///
+/// Validation runs in stages, earliest first (see ``ValidationStage``): sniff the magic bytes, read
+/// the header for the size, apply the pixel limit, then walk the file's structure (chunk lengths and
+/// CRCs, markers, blocks, boxes) to its end marker.
+///
+/// ```swift
+/// let validator = ImageValidator()                  // 100 Mpx limit
+/// let info = try validator.validate(data)           // .png, 386 x 395
+/// switch validator.inspectPrefix(firstChunk) {      // while downloading
+/// case .refused(let error): task.cancel(); throw error
+/// case .needMoreBytes, .accepted: break
+/// }
+/// ```
+public struct ImageValidator: Sendable {
+    /// The most pixels (width × height) the image, and each of its frames or pages, may declare:
+    /// 100 megapixels by default, about 400 MB once decoded as RGBA.
+    public var maxPixelCount: Int = 100_000_000
+
+    /// The largest SVG document accepted, in bytes after gzip is undone: 8 MiB by default.
+    public var svgByteLimit: Int = 8 << 20
+
+    /// A validator with the default limits, or the ones given.
+    public init(maxPixelCount: Int = 100_000_000, svgByteLimit: Int = 8 << 20) {
+        self.maxPixelCount = maxPixelCount
+        self.svgByteLimit = svgByteLimit
+    }
+
+    private var limits: ValidationLimits {
+        ValidationLimits(maxPixelCount: maxPixelCount, svgByteLimit: svgByteLimit)
+    }
+
+    /// The format the magic bytes at the start of `prefix` announce, or nil when they match no
+    /// supported format (or the prefix is too short to tell).
+    public func sniff(_ prefix: some DataProtocol) -> ImageFormat? {
+        let bytes = [UInt8](prefix.prefix(FormatSniffer.window))
+        guard case let .image(format) = FormatSniffer.classify(bytes, isComplete: false) else { return nil }
+        return format
+    }
+
+    /// Judges the first bytes of a download: the format, the header and the pixel limit, but not the
+    /// structure, which needs the whole file.
+    ///
+    /// Call it as bytes arrive until the verdict is not ``PrefixVerdict/needMoreBytes``: most formats
+    /// decide within the first few hundred bytes; a TIFF whose directory sits at the end needs them all.
+    public func inspectPrefix(_ prefix: Data) -> PrefixVerdict {
+        inspect([UInt8](prefix), isComplete: false)
+    }
+
+    /// The size and format from the header of `data` (a prefix is enough), or nil when the prefix
+    /// ends before the header does.
+    ///
+    /// - Throws: ``ImageValidationError`` from the sniff, header or policy stage.
+    public func headerInfo(_ data: Data) throws(ImageValidationError) -> ImageInfo? {
+        switch inspectPrefix(data) {
+        case .needMoreBytes: return nil
+        case let .refused(error): throw error
+        case let .accepted(info): return info
+        }
+    }
+
+    /// Fully checks a complete file: sniff, header, pixel limit, and the walk of its structure to the end.
+    ///
+    /// - Throws: ``ImageValidationError``; its ``ImageValidationError/stage`` says how far the check got.
+    public func validate(_ data: Data) throws(ImageValidationError) -> ImageInfo {
+        let bytes = [UInt8](data)
+        let header: ImageInfo
+        switch inspect(bytes, isComplete: true) {
+        case let .accepted(info): header = info
+        case let .refused(error): throw error
+        case .needMoreBytes: throw .notAnImage(reason: "only \(bytes.count) bytes, too short for any image")
+        }
+        do {
+            return try header.format.parser.walkStructure(ByteReader(bytes), header: header, limits: limits)
+        } catch {
+            switch error {
+            case .needMoreBytes:
+                throw .truncated(format: header.format, reason: "the data ends after \(bytes.count) bytes, before the image does")
+            case let .malformed(reason): throw .corruptStructure(format: header.format, reason: reason)
+            case let .refused(refusal): throw refusal
+            }
+        }
+    }
+
+    /// Sniffs and reads the header; `isComplete` says whether running out of bytes means "wait" or "refuse".
+    private func inspect(_ bytes: [UInt8], isComplete: Bool) -> PrefixVerdict {
+        let format: ImageFormat
+        switch FormatSniffer.classify(bytes, isComplete: isComplete) {
+        case let .image(sniffed): format = sniffed
+        case let .refused(error): return .refused(error)
+        case .needMoreBytes: return .needMoreBytes
+        }
+        do {
+            return .accepted(try format.parser.readHeader(ByteReader(bytes), limits: limits))
+        } catch {
+            switch error {
+            case .needMoreBytes:
+                guard isComplete else { return .needMoreBytes }
+                return .refused(.invalidHeader(format: format, reason: "the data ends after \(bytes.count) bytes, inside the header"))
+            case let .malformed(reason): return .refused(.invalidHeader(format: format, reason: reason))
+            case let .refused(refusal): return .refused(refusal)
+            }
+        }
+    }
+}

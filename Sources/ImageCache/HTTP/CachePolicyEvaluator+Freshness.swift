@@ -1,0 +1,117 @@
+import Foundation
+
+/// Freshness lifetime and age (RFC 9111 §4.2).
+extension CachePolicyEvaluator {
+    /// How long the response stays fresh after it was generated (RFC 9111 §4.2.1), with the override applied.
+    ///
+    /// From the first source present, for a private cache (`s-maxage` is ignored):
+    /// 1. `max-age` (its first occurrence; an invalid value counts as zero);
+    /// 2. `Expires` − `Date` (an invalid `Expires` is in the past, §5.3: zero);
+    /// 3. a heuristic, for heuristically cacheable statuses or `public` responses only (§4.2.2):
+    ///    ``heuristicFraction`` of `Date` − `Last-Modified`, capped at ``maximumHeuristicLifetime``;
+    /// 4. otherwise zero.
+    ///
+    /// `.neverExpire` yields the largest representable duration.
+    public func freshnessLifetime(of stored: StoredResponse) -> Duration {
+        HTTPSeconds.duration(lifetimeSeconds(of: stored))
+    }
+
+    /// The response's current age (RFC 9111 §4.2.3): how long ago, by the best estimate, the origin
+    /// generated it, counting time in upstream caches (`Age`), the network delay and time in this cache.
+    public func currentAge(of stored: StoredResponse, now: Date) -> Duration {
+        HTTPSeconds.duration(ageSeconds(of: stored, now: now))
+    }
+
+    /// Whether the response is fresh at `now`: its freshness lifetime exceeds its current age (§4.2).
+    public func isFresh(_ stored: StoredResponse, now: Date) -> Bool {
+        lifetimeSeconds(of: stored) > ageSeconds(of: stored, now: now)
+    }
+
+    /// How long past its freshness lifetime the response is at `now`; zero while fresh.
+    public func staleness(of stored: StoredResponse, now: Date) -> Duration {
+        HTTPSeconds.duration(ageSeconds(of: stored, now: now) - lifetimeSeconds(of: stored))
+    }
+
+    /// The instant the response becomes stale, for the storage layer's expiry index; nil for never.
+    ///
+    /// Freshness is not permission: a `no-cache` response still needs validation before each use,
+    /// so ask ``decision(for:stored:now:)`` before serving.
+    public func expirationDate(of stored: StoredResponse) -> Date? {
+        let lifetime = lifetimeSeconds(of: stored)
+        guard lifetime < HTTPSeconds.maximum else { return nil }
+        // Current age grows one-for-one from `responseTime`, starting at the corrected initial age.
+        let ageAtReceipt = ageSeconds(of: stored, now: stored.responseTime)
+        return stored.responseTime.addingTimeInterval(lifetime - ageAtReceipt)
+    }
+
+    /// The header fields to send when serving the stored response at `now`: the stored ones, with
+    /// `Age` set to the current age in whole seconds, as a cache must (RFC 9111 §5.1).
+    public func headersForServing(_ stored: StoredResponse, now: Date) -> HeaderFields {
+        var headers = stored.headers
+        // Clamped like any delta-seconds (§1.2.2); the NaN check keeps absurd dates from trapping.
+        let age = ageSeconds(of: stored, now: now)
+        let wholeAge = age.isNaN ? 0 : Int64(min(max(age.rounded(.down), 0), Double(HTTPSyntax.deltaSecondsLimit)))
+        headers["Age"] = String(wholeAge)
+        return headers
+    }
+
+    // MARK: Seconds
+
+    func lifetimeSeconds(of stored: StoredResponse) -> Double {
+        let fromHeaders = headerLifetimeSeconds(of: stored)
+        guard overrideApplies(to: stored.status) else { return fromHeaders }
+        switch override {
+        case .none: return fromHeaders
+        case .minimumTimeToLive(let minimum): return max(fromHeaders, HTTPSeconds.seconds(minimum))
+        case .fixedTimeToLive(let fixed): return HTTPSeconds.seconds(fixed)
+        case .neverExpire: return HTTPSeconds.maximum
+        }
+    }
+
+    func ageSeconds(of stored: StoredResponse, now: Date) -> Double {
+        let ageValue = Self.ageValue(stored.headers)
+        let dateValue = Self.dateValue(stored)
+        let apparentAge = max(0, stored.responseTime.timeIntervalSince(dateValue))
+        // Clocks can step backwards between request and response; a negative delay or residence is noise.
+        let responseDelay = max(0, stored.responseTime.timeIntervalSince(stored.requestTime))
+        let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
+        let residentTime = max(0, now.timeIntervalSince(stored.responseTime))
+        return correctedInitialAge + residentTime
+    }
+
+    private func headerLifetimeSeconds(of stored: StoredResponse) -> Double {
+        let directives = stored.cacheControl
+        if let maxAge = directives.maxAge { return HTTPSeconds.seconds(maxAge) }
+        if let expires = stored.headers.firstValue(for: "Expires") {
+            guard let expiry = HTTPDate.parse(expires, now: stored.responseTime) else { return 0 }
+            return max(0, expiry.timeIntervalSince(Self.dateValue(stored)))
+        }
+        // §4.2.2: heuristics only where the status allows them or the response is marked public.
+        guard CacheableStatus.heuristicallyCacheable.contains(stored.status) || directives.isPublic,
+            let lastModifiedValue = stored.headers.firstValue(for: "Last-Modified"),
+            let lastModified = HTTPDate.parse(lastModifiedValue, now: stored.responseTime)
+        else { return 0 }
+        let heuristic = max(0, Self.dateValue(stored).timeIntervalSince(lastModified)) * max(0, heuristicFraction)
+        guard let cap = maximumHeuristicLifetime else { return heuristic }
+        return min(heuristic, HTTPSeconds.seconds(cap))
+    }
+
+    /// `date_value`: the response's `Date`, or when it was received if `Date` is missing or invalid.
+    private static func dateValue(_ stored: StoredResponse) -> Date {
+        stored.headers.firstValue(for: "Date").flatMap { HTTPDate.parse($0, now: stored.responseTime) }
+            ?? stored.responseTime
+    }
+
+    /// `age_value`: the first `Age` line's first member, or 0 when absent or not a number.
+    ///
+    /// Later lines and members are ignored (RFC 9111 §4.2.1 prefers the first occurrence). A parameter
+    /// after the number (`7200;foo=bar`) is tolerated: honouring a large age can only make the cache
+    /// revalidate sooner, never serve something staler.
+    private static func ageValue(_ headers: HeaderFields) -> Double {
+        guard let line = headers.firstValue(for: "Age"), let member = HTTPSyntax.listMembers(line).first else {
+            return 0
+        }
+        let number = member.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return Double(HTTPSyntax.deltaSeconds(HTTPSyntax.trimmed(number)) ?? 0)
+    }
+}

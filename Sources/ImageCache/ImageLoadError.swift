@@ -1,0 +1,40 @@
+import Foundation
+
+/// Why a load failed, with a sentence that says what to do about it.
+public enum ImageLoadError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// The bytes are not an acceptable image (never cached).
+    case invalidImage(ImageValidationError)
+    /// The origin answered with a status that is not an image.
+    case httpStatus(Int)
+    /// The network failed; `transient` says whether retrying later may help.
+    case network(message: String, transient: Bool)
+    /// The body is larger than ``ImagePipeline/Configuration/maxBodyBytes``.
+    case bodyTooLarge(limit: Int)
+    /// Offline (or `only-if-cached`) and nothing usable is cached.
+    case notCached(URL)
+    /// The load was cancelled.
+    case cancelled
+    /// The disk tier failed.
+    case storage(StorageFailure)
+
+    /// A storage failure, carried as its description (storage errors are not all `Equatable` here).
+    public struct StorageFailure: Sendable, Equatable {
+        /// What the storage layer said.
+        public var message: String
+    }
+
+    public var description: String {
+        switch self {
+        case let .invalidImage(error): "Refused: \(error)"
+        case let .httpStatus(status): "The server answered \(status) instead of an image; check the URL and the server."
+        case let .network(message, transient):
+            "The network failed (\(message))" + (transient ? "; try again later." : "; check the URL and connectivity.")
+        case let .bodyTooLarge(limit): "The image is larger than the \(limit)-byte limit; raise maxBodyBytes to accept it."
+        case let .notCached(url): "\(url.absoluteString) is not cached and the network is not allowed for this request."
+        case .cancelled: "The load was cancelled."
+        case let .storage(failure): "The disk cache failed: \(failure.message)"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// The seam the pipeline fetches through: ``URLSessionTransport`` by default, or your own.
+///
+/// An implementation must not cache: the pipeline does HTTP caching itself and sends its own
+/// conditional headers, which a transport-level cache could answer wrongly.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns once the response head has arrived; the body follows as chunks.
+    /// Cancelling the calling task cancels the exchange.
+    func send(_ request: TransportRequest) async throws -> TransportResponse
+}
+
+/// A request for a transport: URL, method, headers, timeout.
+public struct TransportRequest: Sendable, Hashable {
+    /// The URL to fetch.
+    public var url: URL
+    /// Method and headers.
+    public var head: HTTPRequestHead
+    /// How long to wait without progress before failing. 30 s by default.
+    public var timeout: Duration
+
+    /// Creates a request.
+    public init(url: URL, head: HTTPRequestHead = HTTPRequestHead(), timeout: Duration = .seconds(30)) {
+        self.url = url
+        self.head = head
+        self.timeout = timeout
+    }
+}
+
+/// A response head and its body, delivered as it arrives.
+public struct TransportResponse: Sendable {
+    /// Status and headers.
+    public var head: HTTPResponseHead
+    /// The body's chunks; it throws when the exchange fails midway.
+    public var body: AsyncThrowingStream<Data, any Error>
+    /// The length the server announced, if any.
+    public var expectedLength: Int?
+
+    /// Creates a response.
+    public init(head: HTTPResponseHead, body: AsyncThrowingStream<Data, any Error>, expectedLength: Int?) {
+        self.head = head
+        self.body = body
+        self.expectedLength = expectedLength
+    }
+}

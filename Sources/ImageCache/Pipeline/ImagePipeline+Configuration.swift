@@ -1,0 +1,35 @@
+import CacheStorage
+import Foundation
+
+extension ImagePipeline {
+    /// What a pipeline fetches through, where it caches, and its limits.
+    public struct Configuration: Sendable {
+        /// How images are fetched. A ``URLSessionTransport`` by default.
+        public var transport: any HTTPTransport = URLSessionTransport()
+        /// The disk tier for ``CachePolicy/persistent(_:)``; without one, persistent requests use
+        /// memory only. Open one with `PersistentStore(directory:)`.
+        public var diskCache: PersistentStore?
+        /// The memory tier's cost limit: a quarter of physical memory, at most 512 MiB, by default.
+        public var memoryCostLimit: Int = MemoryCache<String, Int>.defaultCostLimit
+        /// The memory tier's entry limit. 1,000 by default.
+        public var memoryCountLimit: Int = 1000
+        /// What counts as an image, and the pixel limit (100 megapixels by default).
+        public var validator = ImageValidator()
+        /// Fetches running at once; more wait, by priority. 6 by default.
+        public var maxConcurrentFetches: Int = 6
+        /// The largest body accepted. 50 MiB by default.
+        public var maxBodyBytes: Int = 50 * 1024 * 1024
+        /// Retries of transient failures.
+        public var retry = RetryPolicy()
+        /// How long a fetch may go without progress. 30 s by default.
+        public var requestTimeout: Duration = .seconds(30)
+        /// The cache key for a URL when the request gives none: the whole URL by default. Use it to
+        /// drop a signed URL's token, for example.
+        public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
+
+        /// The defaults, with `diskCache` for persistent requests.
+        public init(diskCache: PersistentStore? = nil) {
+            self.diskCache = diskCache
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A real HTTP/1.1 origin server on 127.0.0.1 for tests, the conformance harness and the demo.
+///
+/// Every response is whatever the handler returns, byte for byte: status, header order, repeated
+/// names, `Date`. Connections are kept alive and `TCP_NODELAY` is set, so a request costs about a
+/// millisecond. Every request is logged.
+///
+/// ```swift
+/// let origin = try await LoopbackOrigin.start { request in
+///     OriginResponse(headers: [HeaderLine("Cache-Control", "max-age=60")], body: png)
+/// }
+/// defer { Task { await origin.stop() } }
+/// let url = origin.url("/a.png")
+/// ```
+public final class LoopbackOrigin: Sendable {
+    /// Produces the response for each request.
+    public typealias Handler = @Sendable (OriginRequest) async -> OriginResponse
+
+    /// The port the origin listens on.
+    public let port: Int
+    private let serverChannel: Channel
+    private let serving: Task<Void, Never>
+    private let log = NIOLockedValueBox<[OriginRequest]>([])
+
+    private init(port: Int, serverChannel: Channel, serving: Task<Void, Never>) {
+        self.port = port
+        self.serverChannel = serverChannel
+        self.serving = serving
+    }
+
+    /// Starts listening on an ephemeral port of 127.0.0.1.
+    public static func start(handler: @escaping Handler) async throws -> LoopbackOrigin {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .bind(host: "127.0.0.1", port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                        wrappingChannelSynchronously: channel)
+                }
+            }
+        let port = server.channel.localAddress?.port ?? 0
+        let recorder = NIOLockedValueBox<LoopbackOrigin?>(nil)
+        let serving = Task<Void, Never> {
+            // Ends when stop() closes the server channel; connection errors end only that connection.
+            _ = try? await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask {
+                            await Self.serve(connection, handler: handler) { request in
+                                recorder.withLockedValue { $0?.log.withLockedValue { $0.append(request) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let origin = LoopbackOrigin(port: port, serverChannel: server.channel, serving: serving)
+        recorder.withLockedValue { $0 = origin }
+        return origin
+    }
+
+    /// `http://127.0.0.1:PORT` followed by `path`.
+    public func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(path.hasPrefix("/") ? path : "/" + path)")!
+    }
+
+    /// Every request received so far, in arrival order.
+    public var requests: [OriginRequest] { log.withLockedValue { $0 } }
+
+    /// Forgets the request log.
+    public func clearLog() { log.withLockedValue { $0.removeAll() } }
+
+    /// Stops listening and closes every connection.
+    public func stop() async {
+        try? await serverChannel.close()
+        serving.cancel()
+    }
+
+    private static func serve(
+        _ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, handler: Handler,
+        record: @Sendable (OriginRequest) -> Void
+    ) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            var head: HTTPRequestHead?
+            var body = ByteBuffer()
+            var receivedAt = Date()
+            for try await part in inbound {
+                switch part {
+                case let .head(requestHead):
+                    head = requestHead
+                    body.clear()
+                    receivedAt = Date()
+                case var .body(chunk):
+                    body.writeBuffer(&chunk)
+                case .end:
+                    guard let head else { continue }
+                    let request = OriginRequest(
+                        method: head.method.rawValue, target: head.uri,
+                        headers: head.headers.map { HeaderLine($0.name, $0.value) },
+                        body: Data(body.readableBytesView), receivedAt: receivedAt)
+                    record(request)
+                    let response = await handler(request)
+                    if response.delay > .zero { try await Task.sleep(for: response.delay) }
+                    if response.disconnect { return }
+                    try await write(response, for: head, to: outbound)
+                }
+            }
+        }
+    }
+
+    private static func write(
+        _ response: OriginResponse, for head: HTTPRequestHead, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws {
+        var headers = HTTPHeaders()
+        for line in response.headers { headers.add(name: line.name, value: line.value) }
+        let bodyless = head.method == .HEAD || response.status == 204 || response.status == 304 || response.status < 200
+        if !headers.contains(name: "Content-Length") && !bodyless {
+            headers.add(name: "Content-Length", value: String(response.body.count))
+        }
+        let status = HTTPResponseStatus(statusCode: response.status)
+        try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)))
+        if !bodyless && !response.body.isEmpty {
+            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
+        }
+        try await outbound.write(.end(nil))
+    }
+}

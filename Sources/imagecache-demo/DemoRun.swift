@@ -1,0 +1,71 @@
+import CacheStorage
+import Foundation
+import ImageCache
+import LoopbackOrigin
+
+/// One run of the demo in this process: an origin, a pipeline, and the feed loaded twice (scrolled
+/// down and back up) under each policy.
+struct DemoRun {
+    let run: Int
+    let cacheFolder: URL
+    let epoch: Date
+
+    /// What one policy's loads cost in one run.
+    struct Row {
+        var policy = ""
+        var loads = 0
+        var originRequests = 0
+        var originBytes = 0
+        var sources: [ImageSource: Int] = [:]
+        var latenciesMilliseconds: [Double] = []
+    }
+
+    func perform() async throws -> [Row] {
+        let epoch = epoch
+        let origin = try await LoopbackOrigin.start { request in
+            let response = DemoFeed.respond(to: request, epoch: epoch)
+            return response
+        }
+        defer { Task { await origin.stop() } }
+        let store = try PersistentStore(directory: cacheFolder)
+        defer { store.close() }
+        var configuration = ImagePipeline.Configuration(diskCache: store)
+        // Each run's origin listens on a new port; key by path so the second run finds the first
+        // run's entries, as a real app's stable URLs would (and as a signed-URL token is dropped).
+        configuration.cacheKey = { url in "demo-feed:" + url.path }
+        let pipeline = ImagePipeline(configuration: configuration)
+        let policies: [(name: String, prefix: String, policy: CachePolicy)] = [
+            ("withViewCycle", "viewcycle", .withViewCycle),
+            ("duringAppSession", "session", .duringAppSession),
+            ("persistent", "persistent", .persistent()),
+        ]
+        var rows: [Row] = []
+        for (name, prefix, policy) in policies {
+            var row = Row(policy: name)
+            let before = origin.requests.count
+            for _ in 0..<2 {
+                for path in DemoFeed.paths(prefix: prefix) {
+                    let start = ContinuousClock.now
+                    let response = try await pipeline.image(for: ImageRequest(url: origin.url(path), policy: policy))
+                    row.latenciesMilliseconds.append((ContinuousClock.now - start).milliseconds)
+                    row.sources[response.source, default: 0] += 1
+                    row.loads += 1
+                }
+            }
+            let requests = origin.requests.dropFirst(before)
+            row.originRequests = requests.count
+            row.originBytes = requests.reduce(0) { total, request in
+                total + DemoFeed.respond(to: request, epoch: epoch).body.count
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+}
+
+extension Duration {
+    var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Writes real PNG files without any library, so the demo needs nothing but itself: 8-bit RGB,
+/// filter 0, in zlib "stored" (uncompressed) deflate blocks.
+enum PNGEncoder {
+    static func encode(width: Int, height: Int, pixel: (_ x: Int, _ y: Int) -> (UInt8, UInt8, UInt8)) -> Data {
+        var raw = [UInt8]()
+        raw.reserveCapacity((width * 3 + 1) * height)
+        for y in 0..<height {
+            raw.append(0)
+            for x in 0..<width {
+                let (r, g, b) = pixel(x, y)
+                raw += [r, g, b]
+            }
+        }
+        var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        var header = Data()
+        header.appendBigEndian(UInt32(width))
+        header.appendBigEndian(UInt32(height))
+        header.append(contentsOf: [8, 2, 0, 0, 0])
+        png.appendChunk("IHDR", header)
+        png.appendChunk("IDAT", zlibStored(raw))
+        png.appendChunk("IEND", Data())
+        return png
+    }
+
+    private static func zlibStored(_ bytes: [UInt8]) -> Data {
+        var out = Data([0x78, 0x01])
+        var offset = 0
+        repeat {
+            let length = min(65_535, bytes.count - offset)
+            let final: UInt8 = offset + length == bytes.count ? 1 : 0
+            out.append(final)
+            out.append(contentsOf: [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)])
+            out.append(contentsOf: bytes[offset..<(offset + length)])
+            offset += length
+        } while offset < bytes.count
+        var a: UInt32 = 1
+        var b: UInt32 = 0
+        for byte in bytes {
+            a = (a + UInt32(byte)) % 65_521
+            b = (b + a) % 65_521
+        }
+        out.appendBigEndian((b << 16) | a)
+        return out
+    }
+
+    static let crcTable: [UInt32] = (0..<256).map { index in
+        (0..<8).reduce(UInt32(index)) { value, _ in value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+    }
+}
+
+extension Data {
+    mutating func appendBigEndian(_ value: UInt32) {
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+    }
+
+    mutating func appendChunk(_ type: String, _ payload: Data) {
+        appendBigEndian(UInt32(payload.count))
+        let typed = Data(type.utf8) + payload
+        append(typed)
+        let crc = typed.reduce(UInt32.max) { crc, byte in PNGEncoder.crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        appendBigEndian(~crc)
+    }
+}

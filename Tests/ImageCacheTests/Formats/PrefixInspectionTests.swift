@@ -1,0 +1,47 @@
+import Foundation
+import ImageCache
+import Testing
+import TestSupport
+
+/// `inspectPrefix` and `headerInfo` on partial downloads.
+@Suite("Prefix inspection")
+struct PrefixInspectionTests {
+    let validator = ImageValidator()
+
+    @Test("too few bytes means wait, not refuse")
+    func shortPrefixesWait() throws {
+        #expect(validator.inspectPrefix(Data()) == .needMoreBytes)
+        #expect(validator.inspectPrefix(Data([0x89, 0x50])) == .needMoreBytes)
+        #expect(validator.inspectPrefix(Data(SyntheticImages.png(width: 3, height: 2).prefix(20))) == .needMoreBytes)
+        #expect(try validator.headerInfo(Data([0xFF, 0xD8, 0xFF, 0xE0])) == nil)
+    }
+
+    @Test("the size is known as soon as the header has arrived")
+    func headerFromPrefix() throws {
+        let png = Data(SyntheticImages.png(width: 3, height: 2))
+        #expect(validator.inspectPrefix(png.prefix(33)) == .accepted(ImageInfo(format: .png, pixelWidth: 3, pixelHeight: 2)))
+        #expect(try validator.headerInfo(png.prefix(33))?.pixelWidth == 3)
+    }
+
+    @Test("a prefix past the header is accepted even though the file is incomplete")
+    func prefixIsNotValidation() throws {
+        let jpeg = Data(SyntheticImages.jpeg(width: 5, height: 4, endOfImage: false))
+        #expect(try validator.headerInfo(jpeg)?.pixelHeight == 4)
+        #expect(throws: ImageValidationError.self) { try validator.validate(jpeg) }
+    }
+
+    @Test("a 3.4 MB camera JPEG decides within its first 10 %, fed in 4 KB steps", .enabled(if: SharedFixtures.isAvailable))
+    func incrementalDownload() throws {
+        let entry = try #require(try CorpusManifest.entries().first { $0.path == "real/jpeg/issue70.jpg" })
+        let data = try entry.contents()
+        var received = 4096
+        var verdict = validator.inspectPrefix(data.prefix(received))
+        while verdict == .needMoreBytes, received < data.count {
+            received += 4096
+            verdict = validator.inspectPrefix(data.prefix(received))
+        }
+        #expect(verdict == .accepted(ImageInfo(format: .jpeg, pixelWidth: 3120, pixelHeight: 4208)))
+        // Its EXIF segment holds a 170 KB thumbnail before the frame header.
+        #expect(received <= data.count / 10)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import ImageCache
+import Testing
+import TestSupport
+
+/// No input crashes, traps or hangs the validator: quirky files, truncations and byte flips.
+@Suite("Robustness")
+struct RobustnessTests {
+    let validator = ImageValidator()
+
+    @Test("every corpus file, quirky ones included, is checked without crashing", .enabled(if: SharedFixtures.isAvailable))
+    func everyFileIsCheckedWithoutCrashing() throws {
+        var accepted = 0, refused = 0
+        for url in try SharedFixtures.files(under: "corpus/bad") {
+            let data = try Data(contentsOf: url)
+            _ = validator.inspectPrefix(data.prefix(4096))
+            if (try? validator.validate(data)) != nil { accepted += 1 } else { refused += 1 }
+        }
+        print("bad/: \(accepted) accepted (quirky or decode-stage), \(refused) refused")
+    }
+
+    /// About 20 cut points spread over the file, always including the last byte.
+    private func cutPoints(count: Int) -> [Int] {
+        guard count > 1 else { return [] }
+        let points = (0..<20).map { $0 * (count - 1) / 20 } + [count - 1, count / 2]
+        return Array(Set(points)).sorted()
+    }
+
+    @Test("every real file cut short is refused, and its prefixes are never refused early", .enabled(if: SharedFixtures.isAvailable))
+    func truncatedRealFilesAreRefused() throws {
+        var refused = 0, total = 0
+        for entry in try CorpusManifest.entries(under: "real/") {
+            let data = try entry.contents()
+            for cut in cutPoints(count: data.count) {
+                let prefix = data.prefix(cut)
+                // Dropping only trailing white space leaves a text document (SVG) whole.
+                if !data[cut...].allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+                    total += 1
+                    if let info = try? validator.validate(prefix) {
+                        Issue.record("\(entry) cut at \(cut) of \(data.count) bytes was accepted as \(info)")
+                    } else {
+                        refused += 1
+                    }
+                }
+                // A loader cancels on .refused, so a prefix of a good file must never be refused.
+                switch validator.inspectPrefix(prefix) {
+                case let .refused(error):
+                    Issue.record("\(entry): the prefix of \(cut) bytes was refused: \(error)")
+                case let .accepted(info):
+                    #expect(info.pixelWidth == entry.width && info.pixelHeight == entry.height, "\(entry) prefix of \(cut) bytes")
+                case .needMoreBytes:
+                    break
+                }
+            }
+        }
+        print("truncated real files refused: \(refused)/\(total)")
+    }
+
+    @Test("seeded byte-flip fuzzing never crashes", .enabled(if: SharedFixtures.isAvailable))
+    func byteFlipFuzzingNeverCrashes() throws {
+        let samples = [
+            "real/png/basn3p04.png", "real/png/tux.png", "real/jpeg/video-001.progressive.jpeg", "real/jpeg/orientation_6.jpg",
+            "real/gif/test-animation.gif", "real/webp/no_time_for_that_tiny-anim.webp", "real/webp/yellow_rose.lossy-with-alpha.webp",
+            "real/heic/tux-alpha.heic", "real/avif/tux-alpha.avif", "real/bmp/yellow_rose-small-v5.bmp", "real/tiff/multipage.tif",
+            "real/ico/pygame-docs.ico", "real/svg/im-piechart.svg", "real/svg/gnome-cool.svgz",
+        ]
+        let entries = try CorpusManifest.entries().filter { samples.contains($0.path) }
+        #expect(entries.count == samples.count)
+        var generator = SeededGenerator(seed: 0x1D5E_ED00)
+        var accepted = 0, runs = 0
+        for entry in entries {
+            let original = [UInt8](try entry.contents())
+            for _ in 0..<300 {
+                var mutated = original
+                // Half the runs hit the first 512 bytes, where the headers are.
+                let span = Bool.random(using: &generator) ? min(512, mutated.count) : mutated.count
+                for _ in 0..<Int.random(in: 1...8, using: &generator) {
+                    mutated[Int.random(in: 0..<span, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                }
+                let data = Data(mutated)
+                runs += 1
+                _ = validator.inspectPrefix(data.prefix(1024))
+                if let info = try? validator.validate(data) {
+                    accepted += 1
+                    #expect(info.pixelWidth > 0 && info.pixelHeight > 0 && info.pixelCount <= validator.maxPixelCount, "\(entry)")
+                }
+            }
+        }
+        print("fuzz: \(runs) mutated files checked, \(accepted) still accepted")
+    }
+}

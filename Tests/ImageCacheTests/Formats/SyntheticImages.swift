@@ -1,0 +1,65 @@
+import Foundation
+@testable import ImageCache
+
+/// Small images built byte by byte, for cases the corpus does not cover.
+enum SyntheticImages {
+    /// A PNG chunk: length, type, body, CRC-32.
+    static func pngChunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+        let typeBytes = Array(type.utf8)
+        return bigEndian32(body.count) + typeBytes + body + bigEndian32(Int(CRC32.checksum((typeBytes + body)[...])))
+    }
+
+    /// A PNG of `width` x `height`, 8-bit grey; the IDAT content is not a real zlib stream, which
+    /// the validator never inflates.
+    static func png(width: Int, height: Int, extraChunks: [[UInt8]] = [], idat: Bool = true, iend: Bool = true) -> [UInt8] {
+        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        bytes += pngChunk("IHDR", bigEndian32(width) + bigEndian32(height) + [8, 0, 0, 0, 0])
+        for chunk in extraChunks { bytes += chunk }
+        if idat { bytes += pngChunk("IDAT", [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF]) }
+        if iend { bytes += pngChunk("IEND", []) }
+        return bytes
+    }
+
+    /// A baseline JPEG of `width` x `height` with one grey component and a token scan.
+    static func jpeg(width: Int, height: Int, endOfImage: Bool = true) -> [UInt8] {
+        var bytes: [UInt8] = [0xFF, 0xD8]
+        bytes += [0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
+        bytes += [0xFF, 0xC0, 0x00, 0x0B, 8] + bigEndian16(height) + bigEndian16(width) + [1, 1, 0x11, 0]
+        bytes += [0xFF, 0xDA, 0x00, 0x08, 1, 1, 0x00, 0, 63, 0]
+        bytes += [0x12, 0x34, 0xFF, 0x00, 0x56, 0xFF, 0xD0, 0x78]  // Data with a stuffed 0xFF and a restart marker.
+        if endOfImage { bytes += [0xFF, 0xD9] }
+        return bytes
+    }
+
+    /// A GIF89a with a `screen` logical screen and one frame of `frame` size (with a tiny LZW stream).
+    static func gif(screen: (Int, Int), frame: (Int, Int), trailer: Bool = true) -> [UInt8] {
+        var bytes = Array("GIF89a".utf8) + littleEndian16(screen.0) + littleEndian16(screen.1) + [0x80, 0, 0]
+        bytes += [0, 0, 0, 255, 255, 255]  // Global colour table of 2 entries.
+        bytes += [0x2C, 0, 0, 0, 0] + littleEndian16(frame.0) + littleEndian16(frame.1) + [0]
+        bytes += [2, 2, 0x4C, 0x01, 0]  // LZW minimum code size 2, one sub-block, terminator.
+        if trailer { bytes += [0x3B] }
+        return bytes
+    }
+
+    /// A little-endian TIFF of one uncompressed strip whose IFD chain ends at `nextIFD` (0 for none).
+    static func tiff(width: Int, height: Int, nextIFD: Int = 0) -> [UInt8] {
+        var bytes: [UInt8] = [0x49, 0x49, 0x2A, 0x00] + littleEndian32(8)
+        let entries: [(tag: Int, type: Int, value: Int)] = [(256, 3, width), (257, 3, height), (273, 4, 8 + 2 + 4 * 12 + 4), (279, 4, width * height)]
+        bytes += littleEndian16(entries.count)
+        for entry in entries {
+            bytes += littleEndian16(entry.tag) + littleEndian16(entry.type) + littleEndian32(1)
+            bytes += entry.type == 3 ? littleEndian16(entry.value) + [0, 0] : littleEndian32(entry.value)
+        }
+        bytes += littleEndian32(nextIFD)
+        bytes += Array(repeating: 0x80, count: width * height)
+        return bytes
+    }
+
+    /// A UTF-8 document as data.
+    static func text(_ string: String) -> Data { Data(string.utf8) }
+
+    static func bigEndian32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+    static func bigEndian16(_ value: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)] }
+    static func littleEndian32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+    static func littleEndian16(_ value: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)] }
+}

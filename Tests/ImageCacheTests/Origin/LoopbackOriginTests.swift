@@ -1,0 +1,46 @@
+import Foundation
+import LoopbackOrigin
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Loopback origin")
+struct LoopbackOriginTests {
+    @Test("answers with exactly the status, headers (order, repeats, Date) and body it is given, and logs the request")
+    func exactResponses() async throws {
+        let origin = try await LoopbackOrigin.start { request in
+            OriginResponse(
+                status: request.path == "/missing" ? 404 : 200,
+                headers: [
+                    HeaderLine("Date", "Mon, 01 Jan 2024 00:00:00 GMT"), HeaderLine("Cache-Control", "max-age=1"),
+                    HeaderLine("Cache-Control", "public"), HeaderLine("X-Echo", request.header("X-Probe") ?? "none"),
+                ],
+                body: Data("hello \(request.target)".utf8))
+        }
+        let session = URLSession(configuration: .ephemeral)
+        var request = URLRequest(url: origin.url("/a.png?x=1"))
+        request.setValue("probe", forHTTPHeaderField: "X-Probe")
+        let (data, response) = try await session.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self) == "hello /a.png?x=1")
+        #expect(http.value(forHTTPHeaderField: "Date") == "Mon, 01 Jan 2024 00:00:00 GMT")
+        #expect(http.value(forHTTPHeaderField: "X-Echo") == "probe")
+        #expect(http.value(forHTTPHeaderField: "Cache-Control")?.contains("max-age=1") == true)
+        let (_, missing) = try await session.data(from: origin.url("/missing"))
+        #expect((missing as? HTTPURLResponse)?.statusCode == 404)
+        #expect(origin.requests.map(\.target) == ["/a.png?x=1", "/missing"])
+        #expect(origin.requests.first?.header("x-probe") == "probe")
+        await origin.stop()
+    }
+
+    @Test("a dropped connection surfaces as a network error")
+    func dropConnection() async throws {
+        let origin = try await LoopbackOrigin.start { _ in .dropConnection }
+        let session = URLSession(configuration: .ephemeral)
+        await #expect(throws: (any Error).self) { _ = try await session.data(from: origin.url("/x")) }
+        await origin.stop()
+    }
+}

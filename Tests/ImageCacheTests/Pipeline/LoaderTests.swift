@@ -1,0 +1,142 @@
+import CacheStorage
+import Foundation
+import ImageCache
+import LoopbackOrigin
+import TestSupport
+import Testing
+
+@Suite("Loader", .enabled(if: SharedFixtures.isAvailable))
+struct LoaderTests {
+    static let jpeg = (try? PipelineFixture.corpusImage("real/jpeg/orientation_0.jpg")) ?? Data()
+
+    @Test("100 concurrent identical requests cost one origin request")
+    func coalescing() async throws {
+        let fixture = try await PipelineFixture { _ in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.jpeg, delay: .milliseconds(300))
+        }
+        let request = fixture.request("/c.jpg")
+        let responses = try await withThrowingTaskGroup(of: ImageResponse.self) { group in
+            for _ in 0..<100 { group.addTask { try await fixture.pipeline.image(for: request) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(responses.count == 100)
+        #expect(responses.allSatisfy { $0.data == Self.jpeg })
+        #expect(fixture.originHits("/c.jpg") == 1)
+    }
+
+    @Test("cancelling every waiter stops the load; one waiter cancelling leaves the others served")
+    func cancellation() async throws {
+        let fixture = try await PipelineFixture { _ in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.jpeg, delay: .milliseconds(400))
+        }
+        let request = fixture.request("/slow.jpg")
+        let lone = Task { try await fixture.pipeline.image(for: request) }
+        try await Task.sleep(for: .milliseconds(50))
+        lone.cancel()
+        await #expect(throws: ImageLoadError.cancelled) { try await lone.value }
+        #expect(fixture.pipeline.loadsInFlight == 0)
+
+        let other = fixture.request("/slow2.jpg")
+        let leaving = Task { try await fixture.pipeline.image(for: other) }
+        let staying = Task { try await fixture.pipeline.image(for: other) }
+        try await Task.sleep(for: .milliseconds(50))
+        leaving.cancel()
+        await #expect(throws: ImageLoadError.cancelled) { try await leaving.value }
+        #expect(try await staying.value.data == Self.jpeg)
+        #expect(fixture.originHits("/slow2.jpg") == 1)
+    }
+
+    @Test("transient failures are retried with backoff, honouring Retry-After")
+    func retries() async throws {
+        let attempts = Mutex(0)
+        let fixture = try await PipelineFixture { _ in
+            let attempt = attempts.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if attempt == 1 { return OriginResponse(status: 503, headers: headers(("Retry-After", "0"))) }
+            if attempt == 2 { return .dropConnection }
+            return OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.jpeg)
+        }
+        let response = try await fixture.pipeline.image(for: fixture.request("/flaky.jpg"))
+        #expect(response.data == Self.jpeg)
+        #expect(fixture.originHits("/flaky.jpg") >= 3)
+    }
+
+    @Test("retries are bounded: a failing origin ends in a typed error")
+    func retriesBounded() async throws {
+        let fixture = try await PipelineFixture { _ in OriginResponse(status: 500) }
+        await #expect(throws: ImageLoadError.httpStatus(500)) {
+            try await fixture.pipeline.image(for: fixture.request("/down.jpg"))
+        }
+        #expect(fixture.originHits("/down.jpg") == 3)
+    }
+
+    @Test("an HTML error page sent with status 200 is refused and never cached")
+    func htmlIsNotAnImage() async throws {
+        let html = Data("<!doctype html><html><body>Service unavailable</body></html>".utf8)
+        let fixture = try await PipelineFixture { _ in
+            OriginResponse(headers: headers(("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600")), body: html)
+        }
+        for _ in 0..<2 {
+            await #expect {
+                try await fixture.pipeline.image(for: fixture.request("/error.jpg"))
+            } throws: { error in
+                guard case ImageLoadError.invalidImage = error else { return false }
+                return true
+            }
+        }
+        #expect(fixture.originHits("/error.jpg") == 2)
+        #expect(try fixture.store.statistics().entries == 0)
+    }
+
+    @Test("a decompression bomb is refused by its header, a 404 and an oversized body by typed errors")
+    func refusals() async throws {
+        let bomb = try PipelineFixture.corpusImage("bad/bomb/png-100000x100000-header.png") + Data(count: 2_000_000)
+        let fixture = try await PipelineFixture { request in
+            switch request.path {
+            case "/bomb.png": OriginResponse(headers: headers(), body: bomb)
+            case "/big.jpg": OriginResponse(headers: headers(), body: LoaderTests.jpeg + Data(count: 60 * 1024 * 1024))
+            default: OriginResponse(status: 404, headers: headers(("Content-Type", "text/html")), body: Data("nope".utf8))
+            }
+        }
+        await #expect {
+            try await fixture.pipeline.image(for: fixture.request("/bomb.png"))
+        } throws: { error in
+            guard case let ImageLoadError.invalidImage(reason) = error else { return false }
+            return reason.stage == .policy || reason.stage == .header
+        }
+        await #expect(throws: ImageLoadError.httpStatus(404)) {
+            try await fixture.pipeline.image(for: fixture.request("/missing.jpg"))
+        }
+        await #expect(throws: ImageLoadError.bodyTooLarge(limit: 50 * 1024 * 1024)) {
+            try await fixture.pipeline.image(for: fixture.request("/big.jpg"))
+        }
+        #expect(try fixture.store.statistics().entries == 0)
+    }
+
+    @Test("progress reports the body as it arrives")
+    func progress() async throws {
+        let fixture = try await PipelineFixture { _ in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.jpeg)
+        }
+        let seen = Mutex<[Int]>([])
+        _ = try await fixture.pipeline.image(for: fixture.request("/progress.jpg")) { received, _ in
+            seen.withLock { $0.append(received) }
+        }
+        #expect(seen.withLock { $0.last } == Self.jpeg.count)
+    }
+}
+
+/// A tiny lock for test state shared with origin handlers.
+final class Mutex<State>: @unchecked Sendable {
+    // @unchecked: `state` is only touched under `lock`.
+    private let lock = NSLock()
+    private var state: State
+    init(_ state: State) { self.state = state }
+    func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
+}

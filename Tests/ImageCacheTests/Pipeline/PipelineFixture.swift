@@ -1,0 +1,54 @@
+import CacheStorage
+import Foundation
+import ImageCache
+import LoopbackOrigin
+import TestSupport
+
+/// A loopback origin serving corpus images, a pipeline pointed at it, and a disk store in a
+/// temporary folder: the real parts every pipeline test uses.
+final class PipelineFixture: Sendable {
+    let origin: LoopbackOrigin
+    let folder = TemporaryDirectory("pipeline")
+    let store: PersistentStore
+    let pipeline: ImagePipeline
+
+    /// The images the origin serves, by path.
+    static func corpusImage(_ relativePath: String) throws -> Data {
+        guard let root = SharedFixtures.root else { throw SharedFixtures.FixtureError.sharedMissing }
+        return try Data(contentsOf: root.appendingPathComponent("corpus/" + relativePath))
+    }
+
+    init(retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)), handler: @escaping LoopbackOrigin.Handler) async throws {
+        origin = try await LoopbackOrigin.start(handler: handler)
+        store = try PersistentStore(directory: folder.url)
+        var configuration = ImagePipeline.Configuration(diskCache: store)
+        configuration.retry = retry
+        pipeline = ImagePipeline(configuration: configuration)
+    }
+
+    /// A second pipeline on a reopened store, as a relaunched app would have.
+    func relaunchedPipeline() throws -> ImagePipeline {
+        store.close()
+        return ImagePipeline(configuration: .init(diskCache: try PersistentStore(directory: folder.url)))
+    }
+
+    func request(_ path: String, policy: CachePolicy = .persistent(), access: ImageRequest.NetworkAccess = .allowed) -> ImageRequest {
+        ImageRequest(url: origin.url(path), policy: policy, networkAccess: access)
+    }
+
+    func originHits(_ path: String) -> Int {
+        origin.requests.filter { $0.path == path }.count
+    }
+
+    deinit {
+        let origin = origin
+        Task { await origin.stop() }
+    }
+}
+
+/// Response headers for tests: `Date: now` and the given lines.
+func headers(_ lines: [(String, String)]) -> [HeaderLine] {
+    [HeaderLine("Date", OriginResponse.httpDate(Date()))] + lines.map { HeaderLine($0.0, $0.1) }
+}
+
+func headers(_ lines: (String, String)...) -> [HeaderLine] { headers(lines) }

@@ -1,0 +1,97 @@
+import Foundation
+import ImageCache
+import LoopbackOrigin
+import Observation
+import TestSupport
+import Testing
+
+@Suite("ImageLoadState", .enabled(if: SharedFixtures.isAvailable))
+@MainActor
+struct ImageLoadStateTests {
+    nonisolated static let png = (try? PipelineFixture.corpusImage("real/png/basn3p01.png")) ?? Data()
+
+    /// Waits (bounded) until the phase leaves `.loading`.
+    func settled(_ state: ImageLoadState) async throws -> ImageLoadState.Phase {
+        for _ in 0..<500 {
+            if case .loading = state.phase {
+                try await Task.sleep(for: .milliseconds(10))
+                continue
+            }
+            return state.phase
+        }
+        return state.phase
+    }
+
+    @Test("idle, then loading, then success; a re-render with the same request does not refetch")
+    func phases() async throws {
+        let fixture = try await PipelineFixture { _ in
+            OriginResponse(headers: headers(("Cache-Control", "no-store")), body: ImageLoadStateTests.png, delay: .milliseconds(50))
+        }
+        let state = ImageLoadState(pipeline: fixture.pipeline)
+        #expect(state.phase == .idle)
+        let request = fixture.request("/v.png", policy: .withViewCycle)
+        state.load(request)
+        #expect(state.phase == .loading(fractionCompleted: nil))
+        guard case let .success(response) = try await settled(state) else {
+            Issue.record("expected success, got \(state.phase)")
+            return
+        }
+        #expect(response.data == Self.png)
+        #expect(response.source == .network)
+        state.load(request)
+        #expect(state.phase == .success(response))
+        #expect(fixture.originHits("/v.png") == 1)
+        state.load(nil)
+        #expect(state.phase == .idle)
+    }
+
+    @Test("a refused body is a failure with its typed error; retry loads again")
+    func failure() async throws {
+        let fixture = try await PipelineFixture { _ in
+            OriginResponse(headers: headers(), body: Data("{\"error\": \"quota\"}".utf8))
+        }
+        let state = ImageLoadState(pipeline: fixture.pipeline)
+        state.load(fixture.request("/e.png"))
+        guard case .failure(.invalidImage) = try await settled(state) else {
+            Issue.record("expected an invalid-image failure, got \(state.phase)")
+            return
+        }
+        state.retry()
+        _ = try await settled(state)
+        #expect(fixture.originHits("/e.png") == 2)
+    }
+
+    @Test("cancel returns to idle and a late result never overwrites it")
+    func cancel() async throws {
+        let fixture = try await PipelineFixture { _ in
+            OriginResponse(headers: headers(), body: ImageLoadStateTests.png, delay: .milliseconds(300))
+        }
+        let state = ImageLoadState(pipeline: fixture.pipeline)
+        state.load(fixture.request("/slow.png"))
+        try await Task.sleep(for: .milliseconds(30))
+        state.cancel()
+        #expect(state.phase == .idle)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(state.phase == .idle)
+    }
+
+    @Test("observers are told when the phase changes")
+    func observation() async throws {
+        let fixture = try await PipelineFixture { _ in OriginResponse(headers: headers(), body: ImageLoadStateTests.png) }
+        let state = ImageLoadState(pipeline: fixture.pipeline)
+        let changed = Locked(false)
+        withObservationTracking { _ = state.phase } onChange: { changed.set(true) }
+        state.load(fixture.request("/o.png"))
+        #expect(changed.get())
+    }
+}
+
+/// A flag set from an observation callback.
+final class Locked: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value: Bool
+    init(_ value: Bool) { self.value = value }
+    func set(_ newValue: Bool) { lock.withLock { value = newValue } }
+    func get() -> Bool { lock.withLock { value } }
+}
