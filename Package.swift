@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(
             name: "cachectl",
             dependencies: [
-                "CacheStorage",
+                "CacheStorage", "ImageCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -76,6 +76,11 @@ let package = Package(
         .testTarget(
             name: "CacheStorageTests",
             dependencies: ["CacheStorage", "TestSupport"]
+        ),
+        // Runs the built cachectl as a real process against real stores.
+        .testTarget(
+            name: "CachectlTests",
+            dependencies: ["CacheStorage", "ImageCache", "TestSupport", "LoopbackOrigin"]
         ),
         .testTarget(
             name: "ImageCacheTests",
