@@ -23,7 +23,20 @@ let package = Package(
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
-        )
+        ),
+        .executableTarget(
+            name: "PipelineBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "CacheStorage", package: "swift-image-cache"),
+                .product(name: "ImageCache", package: "swift-image-cache"),
+                .product(name: "LoopbackOrigin", package: "swift-image-cache"),
+            ],
+            path: "Benchmarks/PipelineBenchmarks",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
