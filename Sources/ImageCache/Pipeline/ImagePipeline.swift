@@ -27,7 +27,7 @@ public final class ImagePipeline: Sendable {
         self.configuration = configuration
         memory = MemoryCache(costLimit: configuration.memoryCostLimit, countLimit: configuration.memoryCountLimit)
         slots = FetchSlots(limit: configuration.maxConcurrentFetches)
-        disk = configuration.diskCache.map(DiskTier.init(store:))
+        disk = configuration.diskCache.map { DiskTier(store: $0) }
     }
 
     /// Loads the image for `request`; `progress` hears about body bytes as they arrive.
