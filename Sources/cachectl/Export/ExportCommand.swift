@@ -1,0 +1,79 @@
+import ArgumentParser
+import CacheStorage
+import Foundation
+import ImageCache
+
+/// `cachectl export`: entries as image files, with a manifest and, on request, an HTML gallery.
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write entries as image files with manifest.json (and index.html with --html).",
+        discussion: """
+            One file per entry, named from its key (safe characters only, a short hash of the key, \
+            the extension of the format its bytes show), always directly inside --to, whatever the \
+            key holds. manifest.json lists each entry's key, file, bytes, format, width, height, \
+            stored_at, last_access, etag, expires (ISO 8601) and the stored response; \
+            `cachectl import` reads it back. --html adds index.html, a gallery that opens from \
+            the file system, loads images lazily and uses nothing from the network. \
+            Takes the same filters as purge. The folder must be new or empty.
+
+            Reading an entry's bytes counts as a read (its last access and the hit counter move).
+
+            Example:
+              cachectl export --to ~/cache-export --host cdn.example.com --html
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Filters") var filters: EntryFilters
+
+    @Option(help: ArgumentHelp("The folder to write into; created when missing, must be empty.", valueName: "dir"))
+    var to: String
+
+    @Flag(help: "Also write index.html, a gallery of the images with their metadata.")
+    var html = false
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: to, isDirectory: true).standardizedFileURL
+        let now = Date()
+        let exported = try await store.openExistingStore().use { store in
+            try ExportFolder.prepare(folder)
+            let entries = try filters.entries(in: store, now: now)
+            return try ExportWriter(folder: folder, now: now).write(entries, from: store)
+        }
+        try ExportFolder.write(JSONOutput.encoder().encode(exported.manifest), named: ManifestEntry.fileName, in: folder)
+        if html {
+            let page = GalleryPage(entries: exported.manifest, source: store.directory.path, exportedAt: now)
+            try ExportFolder.write(Data(page.render().utf8), named: "index.html", in: folder)
+        }
+        let report = ExportReport(
+            folder: folder.path, entries: exported.manifest.count, bytes: exported.manifest.reduce(0) { $0 + $1.bytes },
+            vanished: exported.vanished, manifest: ManifestEntry.fileName, gallery: html ? "index.html" : nil)
+        if json {
+            try JSONOutput.print(report)
+        } else {
+            Terminal.print(report.text())
+        }
+    }
+}
+
+/// What `export` wrote.
+struct ExportReport: Encodable {
+    var folder: String
+    var entries: Int
+    var bytes: Int
+    /// Entries listed but gone before their bytes were read (another process removed them).
+    var vanished: Int
+    var manifest: String
+    var gallery: String?
+
+    func text() -> String {
+        var text = "exported \(entries) \(entries == 1 ? "entry" : "entries") (\(ByteSize.format(bytes))) to \(folder)"
+        text += "\n  \(manifest)" + (gallery.map { "\n  \($0)  (open file://\(folder)/\($0) in a browser)" } ?? "")
+        if vanished > 0 { text += "\n\(vanished) listed entries were removed by another process before they could be read" }
+        return text
+    }
+}

@@ -1,0 +1,104 @@
+import CacheStorage
+import Foundation
+import ImageCache
+
+/// Reads entries from the store and writes each as a file in the export folder.
+struct ExportWriter {
+    let folder: URL
+    let now: Date
+    private let validator = ImageValidator()
+
+    init(folder: URL, now: Date) {
+        self.folder = folder
+        self.now = now
+    }
+
+    /// Writes one file per entry still present; returns the manifest and how many had vanished.
+    func write(_ entries: [EntryMetadata], from store: PersistentStore) throws -> (manifest: [ManifestEntry], vanished: Int) {
+        var namer = ExportFileNamer()
+        var manifest: [ManifestEntry] = []
+        var vanished = 0
+        let progress = ProgressBar(label: "export", total: entries.count)
+        defer { progress.finish() }
+        for listed in entries {
+            // The listing came from the index; another process may have removed or replaced the
+            // entry since, so the bytes and the metadata that vouches for them are read together.
+            guard let entry = try store.get(listed.key) else {
+                vanished += 1
+                progress.advance()
+                continue
+            }
+            let image = describe(entry)
+            let name = namer.name(for: entry.metadata.key, fileExtension: image.format?.fileExtension ?? "bin")
+            try ExportFolder.write(entry.data, named: name, in: folder)
+            manifest.append(manifestEntry(entry, file: name, image: image))
+            progress.advance(bytes: entry.data.count)
+        }
+        return (manifest, vanished)
+    }
+
+    /// The format and pixel size the bytes show, falling back to what was recorded with them.
+    private func describe(_ entry: CachedEntry) -> (format: ImageFormat?, width: Int?, height: Int?) {
+        let attributes = entry.metadata.attributes
+        if let info = try? validator.headerInfo(entry.data) {
+            return (info.format, info.pixelWidth, info.pixelHeight)
+        }
+        let format = validator.sniff(entry.data) ?? attributes.format.flatMap(ImageFormat.init(rawValue:))
+        return (format, attributes.pixelWidth, attributes.pixelHeight)
+    }
+
+    private func manifestEntry(
+        _ entry: CachedEntry, file: String, image: (format: ImageFormat?, width: Int?, height: Int?)
+    ) -> ManifestEntry {
+        let metadata = entry.metadata
+        let attributes = metadata.attributes
+        return ManifestEntry(
+            key: metadata.key, file: file, bytes: entry.data.count, format: image.format?.rawValue,
+            width: image.width, height: image.height, storedAt: metadata.storedAt, lastAccess: metadata.lastAccess,
+            etag: attributes.etag, expires: attributes.expiresAt, lastModified: attributes.lastModified,
+            contentType: attributes.contentType, responseDate: attributes.responseDate,
+            storedResponse: attributes.responseHeaders?.base64EncodedString(),
+            freshness: FreshnessVerdict.state(of: metadata, now: now))
+    }
+}
+
+/// The export folder: checked before anything is written, and written only directly inside.
+enum ExportFolder {
+    /// Creates `folder` when missing; refuses one that holds anything or is not a folder.
+    static func prepare(_ folder: URL) throws(CommandFailure) {
+        let fileManager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fileManager.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw .fileSystem(path: folder.path, action: "export into", reason: "it is a file, not a folder")
+            }
+            let contents = (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []
+            guard contents.isEmpty else { throw .exportFolderNotEmpty(path: folder.path) }
+            return
+        }
+        do {
+            try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .fileSystem(path: folder.path, action: "create", reason: error.localizedDescription)
+        }
+    }
+
+    /// Writes `data` as `name` directly inside `folder`, never replacing a file.
+    ///
+    /// `name` comes from ``ExportFileNamer`` or is fixed; the check below is the last line of
+    /// defence, so a bug there can never write outside the folder.
+    static func write(_ data: Data, named name: String, in folder: URL) throws(CommandFailure) {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0") else {
+            throw .fileSystem(path: name, action: "export", reason: "not a plain file name")
+        }
+        let file = folder.appendingPathComponent(name, isDirectory: false)
+        guard file.deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path else {
+            throw .fileSystem(path: file.path, action: "export", reason: "outside the export folder")
+        }
+        do {
+            try data.write(to: file, options: .withoutOverwriting)
+        } catch {
+            throw .fileSystem(path: file.path, action: "write", reason: error.localizedDescription)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+
+/// `index.html` of an export: the images with their key, size, format, pixels and freshness.
+///
+/// One self-contained file that works from `file://`: inline CSS and a few lines of inline script
+/// (a filter box, a note where the browser cannot show a format), nothing fetched from the
+/// network. Light for thousands of entries: images load lazily and decode off the main thread,
+/// and `content-visibility: auto` skips laying out cards that are off screen.
+struct GalleryPage {
+    let entries: [ManifestEntry]
+    /// The cache folder the entries came from.
+    let source: String
+    let exportedAt: Date
+
+    func render() -> String {
+        let totalBytes = entries.reduce(0) { $0 + $1.bytes }
+        let title = "Cache export: \(entries.count) \(entries.count == 1 ? "image" : "images")"
+        var html = """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escape(title))</title>
+            <style>\(Self.style)</style>
+            <script>\(Self.brokenImageScript)</script>
+            </head>
+            <body>
+            <header>
+            <h1>\(escape(title))</h1>
+            <p>\(ByteSize.format(totalBytes)) from <code>\(escape(source))</code>, exported \
+            \(escape(exportedAt.formatted(.iso8601))). Freshness as of the export.</p>
+            <input id="filter" type="search" placeholder="Filter by key, format or freshness" autocomplete="off">
+            </header>
+            <main>
+
+            """
+        html.reserveCapacity(html.utf8.count + entries.count * 700)
+        for entry in entries { html += card(entry) }
+        html += """
+            </main>
+            <script>\(Self.script)</script>
+            </body>
+            </html>
+
+            """
+        return html
+    }
+
+    private func card(_ entry: ManifestEntry) -> String {
+        let format = entry.format?.uppercased() ?? "unknown format"
+        var pixels = "size unknown"
+        var attributes = ""
+        if let width = entry.width, let height = entry.height {
+            pixels = "\(width)×\(height)"
+            attributes = " width=\"\(width)\" height=\"\(height)\""
+            // Icons and 1-pixel GIFs would be specks: shown enlarged, with hard pixel edges.
+            if width <= 48 && height <= 48 { attributes += " class=\"tiny\"" }
+        }
+        let freshness = entry.freshness?.rawValue ?? "unknown"
+        let expiry = entry.expires.map { " · expires \(Self.expiryFormat.format($0))" } ?? ""
+        let search = "\(entry.key) \(entry.format ?? "") \(freshness)".lowercased()
+        let file = escape(entry.file)
+        return """
+            <figure data-search="\(escape(search))"><a class="thumb" href="\(file)" \
+            data-label="\(escape(format)): no preview in this browser">\
+            <img src="\(file)" loading="lazy" decoding="async"\(attributes) alt="\(escape(format)) image"></a>\
+            <figcaption><div class="key" title="\(escape(entry.key))">\(escape(entry.key))</div>\
+            <div>\(escape(format)) · \(pixels) · \(ByteSize.format(entry.bytes))</div>\
+            <div class="\(freshness)">\(freshness)\(escape(expiry))</div></figcaption></figure>
+
+            """
+    }
+
+    /// `2026-11-29 03:47 UTC`: short enough for a card, unambiguous.
+    private static let expiryFormat = Date.VerbatimFormatStyle(
+        format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC",
+        timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
+
+    /// Text safe inside an element or a quoted attribute.
+    private func escape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            case "\0": escaped += "\u{FFFD}"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    private static let style = """
+        body{margin:0;font:13px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;background:#f4f4f5;color:#1f2328}
+        header{position:sticky;top:0;z-index:1;background:#fff;border-bottom:1px solid #d0d7de;padding:12px 20px}
+        h1{font-size:18px;margin:0 0 4px}
+        header p{margin:0 0 8px;color:#57606a}
+        #filter{width:min(420px,100%);padding:5px 8px;border:1px solid #d0d7de;border-radius:6px;font:inherit}
+        main{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:12px;padding:16px 20px}
+        figure{margin:0;background:#fff;border:1px solid #d0d7de;border-radius:8px;overflow:hidden;content-visibility:auto;contain-intrinsic-size:auto 260px}
+        figure[hidden]{display:none}
+        .thumb{text-decoration:none;display:flex;align-items:center;justify-content:center;height:170px;background:#eaeef2 repeating-conic-gradient(#dfe3e8 0 25%,#f3f5f7 0 50%) 0 0/16px 16px}
+        img{max-width:100%;max-height:170px;width:auto;height:auto;object-fit:contain}
+        img.tiny{width:64px;height:64px;image-rendering:pixelated}
+        figcaption{padding:6px 8px 8px;font-size:12px;color:#57606a}
+        .key{color:#1f2328;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:11px;word-break:break-all;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
+        .thumb.broken img{display:none}
+        .thumb.broken::after{content:attr(data-label);color:#57606a;font-size:12px;padding:0 12px;text-align:center}
+        .fresh{color:#1a7f37}.stale{color:#9a6700}.expired{color:#cf222e}
+        """
+
+    /// In the head, so it is listening before the first image fails: formats the browser cannot
+    /// show (TIFF and HEIC in most) get a note instead of a broken-image icon.
+    private static let brokenImageScript = """
+        document.addEventListener('error', event => {
+          if (event.target.tagName === 'IMG') event.target.parentElement.classList.add('broken');
+        }, true);
+        """
+
+    private static let script = """
+        const filter = document.getElementById('filter');
+        const cards = Array.from(document.querySelectorAll('figure'));
+        filter.addEventListener('input', () => {
+          const words = filter.value.toLowerCase().split(/\\s+/).filter(Boolean);
+          for (const card of cards) card.hidden = !words.every(word => card.dataset.search.includes(word));
+        });
+        """
+}

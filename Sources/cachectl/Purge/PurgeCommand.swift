@@ -1,0 +1,106 @@
+import ArgumentParser
+import CacheStorage
+import Foundation
+
+/// `cachectl purge`: removes exactly the entries its selectors choose, and nothing else.
+struct PurgeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "purge",
+        abstract: "Remove the entries the filters select (AND), or everything, or down to a size.",
+        discussion: """
+            Give --all, or one or more filters; filters combine with AND. --to-size SIZE removes, \
+            from the entries the filters select (all entries without filters), expired entries \
+            first and then the least recently read, until the cache holds at most SIZE: the order \
+            the store itself evicts in. --dry-run shows what would go and removes nothing.
+
+            Sizes: 800, 500KB, 5MB, 1.5GB (powers of 1000) or 512MiB (powers of 1024).
+            Durations: 30m, 12h, 7d, 1h30m.
+
+            Examples:
+              cachectl purge --expired --dry-run
+              cachectl purge --host ads.example.com --older-than 7d
+              cachectl purge --to-size 200MB
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup(title: "Filters") var filters: EntryFilters
+
+    @Flag(help: "Remove every entry.")
+    var all = false
+
+    @Option(
+        help: ArgumentHelp("Evict until the cache holds at most this: 200MB, 1GiB.", valueName: "size"),
+        transform: ByteSize.parse)
+    var toSize: Int?
+
+    @Flag(help: "Show what would be removed; remove nothing.")
+    var dryRun = false
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    func validate() throws {
+        if all && (!filters.isEmpty || toSize != nil) {
+            throw ValidationError("--all removes everything; leave it out to purge only what the filters or --to-size select")
+        }
+        if !all && filters.isEmpty && toSize == nil {
+            throw ValidationError("Say what to purge: --all, --to-size SIZE, or one or more filters (see --help)")
+        }
+    }
+
+    func run() async throws {
+        let now = Date()
+        let report = try await store.openExistingStore().use { store in
+            let plan = try PurgePlan(store: store, everything: all, filters: filters, targetBytes: toSize, now: now)
+            let removed =
+                dryRun
+                ? RemovalResult(entries: plan.victims.count, bytes: plan.victimBytes)
+                : try await store.remove(plan.victims.map(\.key))
+            return PurgeReport(plan: plan, removed: removed, dryRun: dryRun, statistics: try store.statistics(), now: now)
+        }
+        if json {
+            try JSONOutput.print(report)
+        } else {
+            Terminal.print(report.text())
+        }
+    }
+}
+
+/// What `purge` did, or would do.
+struct PurgeReport: Encodable {
+    var dryRun: Bool
+    /// Entries and bytes removed (or that would be): what the store reports it removed, so an
+    /// entry another process removed first is not counted.
+    var entries: Int
+    var bytes: Int
+    var remainingEntries: Int
+    var remainingBytes: Int
+    /// The entries chosen.
+    var selected: [EntrySummary]
+
+    init(plan: PurgePlan, removed: RemovalResult, dryRun: Bool, statistics: StoreStatistics, now: Date) {
+        self.dryRun = dryRun
+        entries = removed.entries
+        bytes = removed.bytes
+        remainingEntries = dryRun ? plan.storeEntries - removed.entries : statistics.entries
+        remainingBytes = dryRun ? plan.storeBytes - removed.bytes : statistics.bytes
+        selected = plan.victims.map { EntrySummary($0, now: now) }
+    }
+
+    func text() -> String {
+        let noun = entries == 1 ? "entry" : "entries"
+        let verb = dryRun ? "would remove" : "removed"
+        let after = dryRun ? "would then hold" : "now holds"
+        var text = "\(verb) \(entries) \(noun) (\(ByteSize.format(bytes))); the cache \(after) \(remainingEntries) entries (\(ByteSize.format(remainingBytes)))"
+        guard dryRun, !selected.isEmpty else { return text }
+        let shown = 20
+        var table = TextTable(["", "", ""], alignments: [.left, .left, .right])
+        for entry in selected.prefix(shown) {
+            table.append(["", entry.key.displaySafe(limit: 90), ByteSize.format(entry.bytes)])
+        }
+        text += "\n" + table.render()
+        if selected.count > shown { text += "\n  … and \(selected.count - shown) more (--json lists them all)" }
+        return text
+    }
+}

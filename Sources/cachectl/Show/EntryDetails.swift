@@ -1,0 +1,114 @@
+import CacheStorage
+import Foundation
+import ImageCache
+
+/// Every field of one entry, its freshness verdict and its stored response, as `show` prints them.
+struct EntryDetails: Encodable {
+    struct Freshness: Encodable {
+        var state: FreshnessVerdict.State
+        var explanation: String
+    }
+
+    struct Header: Encodable {
+        var name: String
+        var value: String
+    }
+
+    /// The response the pipeline kept with the entry (decoded from the opaque `responseHeaders`).
+    struct Response: Encodable {
+        var status: Int
+        var requestTime: Date
+        var responseTime: Date
+        var headers: [Header]
+        var varyingRequestHeaders: [Header]
+    }
+
+    var key: String
+    var bytes: Int
+    var checksum: String
+    var storedAt: Date
+    var lastAccess: Date
+    var expiresAt: Date?
+    var etag: String?
+    var lastModified: String?
+    var responseDate: Date?
+    var contentType: String?
+    var format: String?
+    var width: Int?
+    var height: Int?
+    var cost: Int?
+    var timeToLiveSeconds: Double?
+    var freshness: Freshness
+    var storedResponse: Response?
+    /// Bytes of `responseHeaders` that are not a response the pipeline wrote, when there are some.
+    var opaqueResponseHeadersBytes: Int?
+
+    init(_ metadata: EntryMetadata, now: Date) {
+        let attributes = metadata.attributes
+        key = metadata.key
+        bytes = metadata.byteCount
+        checksum = String(format: "%016llx", metadata.checksum)
+        storedAt = metadata.storedAt
+        lastAccess = metadata.lastAccess
+        expiresAt = attributes.expiresAt
+        etag = attributes.etag
+        lastModified = attributes.lastModified
+        responseDate = attributes.responseDate
+        contentType = attributes.contentType
+        format = attributes.format
+        width = attributes.pixelWidth
+        height = attributes.pixelHeight
+        cost = attributes.cost
+        timeToLiveSeconds = attributes.timeToLive.map(TimeSpan.seconds)
+        let verdict = FreshnessVerdict(for: metadata, now: now)
+        freshness = Freshness(state: verdict.state, explanation: verdict.explanation)
+        if let blob = attributes.responseHeaders {
+            if let stored = StoredResponse(encoded: blob) {
+                storedResponse = Response(
+                    status: stored.status, requestTime: stored.requestTime, responseTime: stored.responseTime,
+                    headers: stored.headers.map { Header(name: $0.name, value: $0.value) },
+                    varyingRequestHeaders: stored.varyingRequestHeaders.map { Header(name: $0.name, value: $0.value) })
+            } else {
+                opaqueResponseHeadersBytes = blob.count
+            }
+        }
+    }
+
+    func text(now: Date) -> String {
+        func date(_ value: Date?) -> String {
+            value.map { "\($0.formatted(.iso8601)) (\(TimeSpan.relative($0, to: now)))" } ?? "-"
+        }
+        var pixels = "-"
+        if let width, let height { pixels = "\(width)×\(height)" }
+        var text = TextTable.pairs([
+            ("key", key.displaySafe),
+            ("size", "\(ByteSize.format(bytes)) (\(bytes) bytes)"),
+            ("checksum", "\(checksum) (XXH64)"),
+            ("format", format ?? "-"),
+            ("pixels", pixels),
+            ("content type", contentType?.displaySafe ?? "-"),
+            ("stored", date(storedAt)),
+            ("last read", date(lastAccess)),
+            ("expires", expiresAt == nil ? "never (no expiry recorded)" : date(expiresAt)),
+            ("ETag", etag?.displaySafe ?? "-"),
+            ("Last-Modified", lastModified?.displaySafe ?? "-"),
+            ("response date", date(responseDate)),
+            ("cost", cost.map(String.init) ?? "- (its byte count)"),
+            ("time to live", timeToLiveSeconds.map(TimeSpan.format) ?? "-"),
+            ("freshness", freshness.explanation.displaySafe),
+        ])
+        if let storedResponse {
+            text += "\n\nstored response: \(storedResponse.status), received \(date(storedResponse.responseTime))"
+            text += storedResponse.headers.map { "\n  \($0.name.displaySafe): \($0.value.displaySafe)" }.joined()
+            if !storedResponse.varyingRequestHeaders.isEmpty {
+                text += "\nrequest headers Vary selects on:"
+                text += storedResponse.varyingRequestHeaders.map { "\n  \($0.name.displaySafe): \($0.value.displaySafe)" }.joined()
+            }
+        } else if let opaqueResponseHeadersBytes {
+            text += "\n\nstored response: \(opaqueResponseHeadersBytes) bytes not written by the image pipeline"
+        } else {
+            text += "\n\nstored response: none"
+        }
+        return text
+    }
+}

@@ -1,0 +1,99 @@
+import CacheStorage
+import Foundation
+
+/// The figures `cachectl stats` prints, in the shape of its `--json` output.
+struct StatsReport: Encodable {
+    struct FormatUsage: Encodable {
+        var entries: Int
+        var bytes: Int
+    }
+
+    var path: String
+    var entries: Int
+    var bytes: Int
+    var formats: [String: FormatUsage]
+    var fresh: Int
+    var stale: Int
+    var expired: Int
+    var withoutExpiry: Int
+    var oldestAccess: Date?
+    var newestAccess: Date?
+    var largest: [EntrySummary]
+    var byteLimit: Int
+    /// `"--byte-limit"` when given, else `"library default"`.
+    var byteLimitSource: String
+    var byteUsage: Double
+    var entryLimit: Int?
+    var lmdbMapBytes: Int
+    var lmdbUsedBytes: Int
+    var sqliteBytes: Int
+    var hits: Int
+    var misses: Int
+
+    init(
+        statistics: StoreStatistics, expiredEntries: [EntryMetadata], now: Date, path: String, byteLimit: Int?,
+        entryLimit: Int?
+    ) {
+        self.path = path
+        entries = statistics.entries
+        bytes = statistics.bytes
+        formats = statistics.formats.mapValues { FormatUsage(entries: $0.entries, bytes: $0.bytes) }
+        stale = expiredEntries.filter(FreshnessVerdict.hasValidator).count
+        expired = expiredEntries.count - stale
+        // The totals and the listing are two reads while other processes may write: never below zero.
+        fresh = max(0, statistics.entries - expiredEntries.count)
+        withoutExpiry = statistics.entriesWithoutExpiry
+        oldestAccess = statistics.oldestAccess
+        newestAccess = statistics.newestAccess
+        largest = statistics.largestEntries.map { EntrySummary($0, now: now) }
+        self.byteLimit = byteLimit ?? StoreConfiguration().byteLimit
+        byteLimitSource = byteLimit == nil ? "library default" : "--byte-limit"
+        byteUsage = self.byteLimit > 0 ? Double(statistics.bytes) / Double(self.byteLimit) : 0
+        self.entryLimit = entryLimit
+        lmdbMapBytes = statistics.mapBytes
+        lmdbUsedBytes = statistics.mapUsedBytes
+        sqliteBytes = statistics.indexFileBytes
+        hits = statistics.hits
+        misses = statistics.misses
+    }
+
+    func table(now: Date) -> String {
+        let reads = hits + misses
+        let hitRate = reads > 0 ? String(format: ", %.1f %% hits", Double(hits) * 100 / Double(reads)) : ""
+        var limits = "\(ByteSize.format(bytes)) of \(ByteSize.format(byteLimit)) (\(percent(byteUsage)), \(byteLimitSource))"
+        if let entryLimit, entryLimit > 0 {
+            limits += "; \(entries) of \(entryLimit) entries (\(percent(Double(entries) / Double(entryLimit))))"
+        }
+        var lines = TextTable.pairs([
+            ("cache", path),
+            ("entries", "\(entries)"),
+            ("bytes", ByteSize.format(bytes)),
+            ("freshness", "\(fresh) fresh (\(withoutExpiry) without expiry), \(stale) stale, \(expired) expired"),
+            ("last access", "oldest \(oldestAccess.map { TimeSpan.relative($0, to: now) } ?? "-"), newest \(newestAccess.map { TimeSpan.relative($0, to: now) } ?? "-")"),
+            ("limits", limits),
+            ("LMDB", "\(ByteSize.format(lmdbUsedBytes)) used of a \(ByteSize.format(lmdbMapBytes)) map"),
+            ("SQLite index", ByteSize.format(sqliteBytes)),
+            ("reads", "\(hits) hits, \(misses) misses\(hitRate)"),
+        ])
+        if !formats.isEmpty {
+            var table = TextTable(["format", "entries", "bytes"], alignments: [.left, .right, .right])
+            for (name, usage) in formats.sorted(by: { ($0.value.bytes, $0.key) > ($1.value.bytes, $1.key) }) {
+                table.append([name, "\(usage.entries)", ByteSize.format(usage.bytes)])
+            }
+            lines += "\n\n" + table.render()
+        }
+        if !largest.isEmpty {
+            var table = TextTable(["largest", "size", "format", "pixels"], alignments: [.left, .right, .left, .right])
+            for entry in largest {
+                let pixels = entry.width.flatMap { width in entry.height.map { "\(width)×\($0)" } } ?? "-"
+                table.append([entry.key.displaySafe(limit: 70), ByteSize.format(entry.bytes), entry.format ?? "-", pixels])
+            }
+            lines += "\n\n" + table.render()
+        }
+        return lines
+    }
+
+    private func percent(_ fraction: Double) -> String {
+        String(format: fraction < 0.1 ? "%.1f %%" : "%.0f %%", fraction * 100)
+    }
+}

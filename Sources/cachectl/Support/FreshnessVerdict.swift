@@ -1,0 +1,100 @@
+import CacheStorage
+import Foundation
+import ImageCache
+
+/// Whether an entry can be used as it is, and why.
+///
+/// The state follows the expiry the app recorded (`expiresAt`, which the pipeline computes from
+/// the response's headers and its freshness override), so `stats`, `list`, `show` and
+/// `purge --expired` agree:
+/// - **fresh**: no expiry recorded, or the expiry is still ahead;
+/// - **stale**: the expiry has passed, but the entry has a validator (`ETag` or `Last-Modified`), so
+///   a conditional request can revalidate it (a 304 costs headers, not the image);
+/// - **expired**: the expiry has passed and there is no validator: it will be downloaded again.
+struct FreshnessVerdict: Sendable {
+    enum State: String, Codable, Sendable, CaseIterable {
+        case fresh
+        case stale
+        case expired
+    }
+
+    var state: State
+    /// The sentence `show` prints: "fresh for 3 h more: max-age=86400, age 21 h".
+    var explanation: String
+
+    /// The state of `metadata` at `now`, without the explanation (cheap: no header decoding).
+    static func state(of metadata: EntryMetadata, now: Date) -> State {
+        guard metadata.isExpired(at: now) else { return .fresh }
+        return hasValidator(metadata) ? .stale : .expired
+    }
+
+    /// Whether the entry can be revalidated: an `ETag` or `Last-Modified` in its attributes or headers.
+    static func hasValidator(_ metadata: EntryMetadata) -> Bool {
+        let attributes = metadata.attributes
+        if attributes.etag?.isEmpty == false || attributes.lastModified?.isEmpty == false { return true }
+        guard let stored = attributes.responseHeaders.flatMap(StoredResponse.init(encoded:)) else { return false }
+        return !stored.conditionalRequestHeaders.isEmpty
+    }
+
+    /// The state and the reason, from the recorded expiry and the stored response's headers.
+    init(for metadata: EntryMetadata, now: Date) {
+        state = Self.state(of: metadata, now: now)
+        let stored = metadata.attributes.responseHeaders.flatMap(StoredResponse.init(encoded:))
+        var reasons: [String] = []
+        if let stored {
+            reasons.append(Self.headerReason(stored, now: now))
+        } else if let expiresAt = metadata.attributes.expiresAt {
+            reasons.append("expiry recorded for \(Self.timestamp(expiresAt)), no stored response")
+        } else {
+            reasons.append("no expiry recorded")
+        }
+        let headline: String
+        switch (state, metadata.attributes.expiresAt) {
+        case (.fresh, nil):
+            headline = "fresh, with no expiry"
+        case let (.fresh, expiresAt?):
+            headline = "fresh for \(TimeSpan.format(expiresAt.timeIntervalSince(now))) more"
+        case let (.stale, expiresAt):
+            headline = "stale for \(TimeSpan.format(now.timeIntervalSince(expiresAt ?? now)))"
+            reasons.append("revalidatable with \(Self.validatorNames(metadata, stored))")
+        case let (.expired, expiresAt):
+            headline = "expired \(TimeSpan.format(now.timeIntervalSince(expiresAt ?? now))) ago"
+            reasons.append("no ETag or Last-Modified, so it will be downloaded again")
+        }
+        if let stored, CachePolicyEvaluator().isFresh(stored, now: now) != (metadata.isExpired(at: now) == false) {
+            reasons.append("the app's freshness override set the recorded expiry")
+        }
+        explanation = headline + ": " + reasons.joined(separator: "; ")
+    }
+
+    /// Where the freshness lifetime comes from and the response's age: "max-age=86400, age 21 h".
+    private static func headerReason(_ stored: StoredResponse, now: Date) -> String {
+        let evaluator = CachePolicyEvaluator()
+        let age = "age \(TimeSpan.format(TimeSpan.seconds(evaluator.currentAge(of: stored, now: now))))"
+        let directives = stored.cacheControl
+        var source: String
+        if let maxAge = directives.maxAge {
+            source = "max-age=\(Int(TimeSpan.seconds(maxAge)))"
+        } else if let expires = stored.headers.firstValue(for: "Expires") {
+            source = "Expires: \(expires)"
+        } else if stored.headers.contains("Last-Modified") {
+            let lifetime = TimeSpan.seconds(evaluator.freshnessLifetime(of: stored))
+            source = "heuristic lifetime \(TimeSpan.format(lifetime)) (10 % of the time since Last-Modified)"
+        } else {
+            source = "no max-age, Expires or Last-Modified"
+        }
+        if directives.noCache != nil { source += ", no-cache (revalidated before each use)" }
+        return "\(source), \(age)"
+    }
+
+    private static func validatorNames(_ metadata: EntryMetadata, _ stored: StoredResponse?) -> String {
+        let etag = metadata.attributes.etag ?? stored?.headers.firstValue(for: "ETag")
+        let lastModified = metadata.attributes.lastModified ?? stored?.headers.firstValue(for: "Last-Modified")
+        return [etag.map { "ETag \($0)" }, lastModified.map { "Last-Modified \($0)" }]
+            .compactMap { $0 }.joined(separator: " and ")
+    }
+
+    private static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

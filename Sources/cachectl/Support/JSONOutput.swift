@@ -1,0 +1,26 @@
+import Foundation
+
+/// The `--json` form of every report: snake_case keys in sorted order, ISO 8601 dates, pretty-printed, one
+/// document on standard output.
+enum JSONOutput {
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+
+    /// Prints `value` as JSON on standard output.
+    static func print(_ value: some Encodable) throws {
+        let data = try encoder().encode(value)
+        Terminal.print(String(decoding: data, as: UTF8.self))
+    }
+}

@@ -1,1 +1,0 @@
-// cachectl tests run the built binary as a process; one suite per subcommand.

@@ -1,0 +1,119 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("import and export", .enabled(if: SharedFixtures.isAvailable))
+struct ImportExportTests {
+    @Test("import → export gives byte-identical files whose formats and pixel sizes match the corpus manifest")
+    func roundTrip() async throws {
+        let cache = TemporaryDirectory("roundtrip-cache")
+        let export = TemporaryDirectory("roundtrip-export")
+        let imported = try await Corpus.importInto(cache.url)
+        #expect(imported.status == 0, "\(imported)")
+        let rows = try Corpus.rows(under: "real/")
+        #expect(try imported.json(ImportJSON.self).imported == rows.count)
+
+        let exported = try await Cachectl.run(["export", "--path", cache.url.path, "--to", export.url.path, "--html"])
+        #expect(exported.status == 0, "\(exported)")
+        #expect(exported.errors.isEmpty, "no progress bar when stderr is not a terminal")
+        let manifest = try JSONDecoder.snakeCase.decode(
+            [ManifestRow].self, from: Data(contentsOf: export.url.appendingPathComponent("manifest.json")))
+        let byKey = Dictionary(uniqueKeysWithValues: manifest.map { ($0.key, $0) })
+        #expect(manifest.count == rows.count)
+        for row in rows {
+            let key = "\(Corpus.baseURL)/\(row.path)"
+            let entry = try #require(byKey[key], "\(key) missing from the manifest")
+            let original = try Data(contentsOf: Corpus.folder.appendingPathComponent(row.path))
+            let file = export.url.appendingPathComponent(entry.file)
+            #expect(try Data(contentsOf: file) == original, "\(row.path)")
+            #expect(entry.bytes == original.count)
+            #expect(entry.format == row.cachectlFormat, "\(row.path)")
+            #expect(entry.width == row.width && entry.height == row.height, "\(row.path): \(entry.width ?? -1)x\(entry.height ?? -1)")
+            #expect(entry.storedAt != nil && entry.lastAccess != nil && entry.expires != nil)
+            let expectedExtension = row.cachectlFormat == "jpeg" ? "jpg" : row.cachectlFormat
+            #expect(file.pathExtension == expectedExtension, "\(entry.file)")
+        }
+        let gallery = try String(contentsOf: export.url.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(gallery.components(separatedBy: "loading=\"lazy\"").count == rows.count + 1)
+        for external in ["src=\"http", "href=\"http", "<link", "@import", "url(http"] {
+            #expect(!gallery.contains(external), "the gallery must not load anything from the network")
+        }
+    }
+
+    @Test("an export imported into a new cache restores the keys, validators, expiry and bytes")
+    func exportReimport() async throws {
+        let first = TemporaryDirectory("reimport-first")
+        let export = TemporaryDirectory("reimport-export")
+        let second = TemporaryDirectory("reimport-second")
+        try await Corpus.importInto(first.url, subfolder: "real/png", maxAge: "2h")
+        #expect(try await Cachectl.run(["export", "--path", first.url.path, "--to", export.url.path]).status == 0)
+        let reimport = try await Cachectl.run(["import", export.url.path, "--path", second.url.path, "--json"])
+        #expect(reimport.status == 0, "\(reimport)")
+        #expect(try reimport.json(ImportJSON.self).manifest)
+        let before = try await Cachectl.run(["list", "--path", first.url.path, "--json"]).json([EntryRow].self)
+        let after = try await Cachectl.run(["list", "--path", second.url.path, "--json"]).json([EntryRow].self)
+        #expect(before.count == (try FileManager.default.contentsOfDirectory(atPath: Corpus.folder.appendingPathComponent("real/png").path).count))
+        #expect(before == after)
+        let key = "\(Corpus.baseURL)/real/png/tux.png"
+        let shown = try await Cachectl.run(["show", key, "--path", second.url.path])
+        #expect(shown.output.contains("max-age=7200"), "the stored response came back: \(shown)")
+    }
+
+    @Test("import refuses every must-reject file of corpus/bad found by sniff, header, policy or structure, and keeps going")
+    func badCorpus() async throws {
+        let cache = TemporaryDirectory("bad-import")
+        let result = try await Corpus.importInto(cache.url, subfolder: "bad")
+        #expect(result.status == 1, "refused files are problems found: \(result.errors)")
+        let report = try result.json(ImportJSON.self)
+        let refused = Dictionary(report.refused.map { ("bad/" + $0.file, $0) }) { first, _ in first }
+        let rows = try Corpus.rows(under: "bad/")
+        let mustReject = rows.filter {
+            $0.expected == "must-reject" && ["sniff", "header", "policy", "structure"].contains($0.detectAt)
+                && !$0.path.hasPrefix("bad/quirky/")
+        }
+        #expect(mustReject.count > 100)
+        for row in mustReject {
+            let refusal = refused[row.path]
+            #expect(refusal != nil, "\(row.path) was imported")
+            #expect(refusal?.reason.isEmpty == false)
+        }
+        #expect(report.imported + report.refused.count == rows.count, "every file was tried")
+        let stats = try await Cachectl.run(["stats", "--path", cache.url.path, "--json"]).json(StatsJSON.self)
+        #expect(stats.entries == report.imported)
+        #expect(result.output.contains("\"stage\" : \"sniff\""))
+    }
+
+    @Test("a manifest that points outside its folder is refused, never read")
+    func escapingManifest() async throws {
+        let parent = TemporaryDirectory("escaping-manifest")
+        let folder = parent.url.appendingPathComponent("export")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let png = try Data(contentsOf: Corpus.folder.appendingPathComponent("real/png/basn0g02.png"))
+        try png.write(to: parent.url.appendingPathComponent("outside.png"))
+        try png.write(to: folder.appendingPathComponent("inside.png"))
+        let manifest = """
+            [{"key": "a", "file": "../outside.png", "bytes": 1},
+             {"key": "b", "file": "/etc/hostname", "bytes": 1},
+             {"key": "c", "file": "inside.png", "bytes": \(png.count)}]
+            """
+        try Data(manifest.utf8).write(to: folder.appendingPathComponent("manifest.json"))
+        let cache = TemporaryDirectory("escaping-cache")
+        let result = try await Cachectl.run(["import", folder.path, "--path", cache.url.path, "--json"])
+        #expect(result.status == 1)
+        let report = try result.json(ImportJSON.self)
+        #expect(report.imported == 1)
+        #expect(Set(report.refused.map(\.file)) == ["../outside.png", "/etc/hostname"])
+        let keys = try await Cachectl.run(["list", "--path", cache.url.path, "--json"]).json([EntryRow].self).map(\.key)
+        #expect(keys == ["c"])
+    }
+}
+
+extension JSONDecoder {
+    /// A decoder for cachectl's JSON: snake_case keys, ISO 8601 dates.
+    static var snakeCase: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

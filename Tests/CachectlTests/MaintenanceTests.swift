@@ -1,0 +1,106 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CacheStorage
+
+@Suite("verify and compact")
+struct MaintenanceTests {
+    static func key(_ number: Int) -> String { TestPayload.key(prefix: "verify", number: number, length: 3000 + number) }
+
+    static func populated(_ folder: TemporaryDirectory, count: Int = 20) async throws -> PersistentStore {
+        let store = try PersistentStore(directory: folder.url)
+        try await store.put((0..<count).map { NewEntry(key: key($0), data: TestPayload.bytes(for: key($0))!) })
+        return store
+    }
+
+    @Test("verify finds a blob deleted behind the store's back and a flipped byte (exit 1); --repair leaves it clean (exit 0 after)")
+    func findsAndRepairs() async throws {
+        let folder = TemporaryDirectory("cachectl-verify")
+        let store = try await Self.populated(folder)
+        let blobs = store.core.blobs
+        try blobs.write { txn in
+            try KeyDigest(key: Self.key(3)).withBytes { _ = try txn.delete(blobs.databases.blobs, key: $0) }
+            var flipped = TestPayload.bytes(for: Self.key(5))!
+            flipped[100] ^= 0x01
+            try KeyDigest(key: Self.key(5)).withBytes { digest in
+                try flipped.withUnsafeBytes { try txn.put(blobs.databases.blobs, key: digest, value: $0) }
+            }
+        }
+        store.close()
+        let path = ["--path", folder.url.path]
+
+        let found = try await Cachectl.run(["verify", "--json"] + path)
+        #expect(found.status == 1, "\(found)")
+        let report = try found.json(VerifyJSON.self)
+        #expect(report.entriesChecked == 20)
+        #expect(Set(report.problems) == ["blob missing for '\(Self.key(3))'", "checksum mismatch for '\(Self.key(5))'"])
+        #expect(!report.repaired)
+        let text = try await Cachectl.run(["verify"] + path)
+        #expect(text.status == 1)
+        #expect(text.output.contains("not repaired; run `cachectl verify --repair`"))
+
+        let repaired = try await Cachectl.run(["verify", "--repair"] + path)
+        #expect(repaired.status == 1, "problems were found, and repaired: \(repaired)")
+        #expect(repaired.output.contains("repaired: removed the damaged entries"), "\(repaired.output)")
+        #expect(repaired.output.contains("verified again: clean"))
+
+        let clean = try await Cachectl.run(["verify", "--json"] + path)
+        #expect(clean.status == 0, "\(clean)")
+        #expect(try clean.json(VerifyJSON.self).problems.isEmpty)
+        let reopened = try PersistentStore(directory: folder.url)
+        defer { reopened.close() }
+        #expect(try reopened.statistics().entries == 18)
+        #expect(try reopened.get(Self.key(4))?.data == TestPayload.bytes(for: Self.key(4)))
+    }
+
+    @Test("a cache too damaged to open: verify reports it (exit 1), --repair moves it aside, then it is clean")
+    func unopenable() async throws {
+        let folder = TemporaryDirectory("cachectl-verify-unopenable")
+        try await Self.populated(folder).close()
+        let data = folder.url.appendingPathComponent("blobs/data.mdb")
+        try Data(repeating: 0x5A, count: 64 * 1024).write(to: data)
+        let path = ["--path", folder.url.path]
+
+        let stats = try await Cachectl.run(["stats"] + path)
+        #expect(stats.status == 2, "inspection never moves a damaged cache aside: \(stats)")
+        #expect(stats.errors.contains("cachectl verify --repair"))
+        let found = try await Cachectl.run(["verify"] + path)
+        #expect(found.status == 1, "\(found)")
+        #expect(found.output.contains("the cache cannot be opened"))
+        let repaired = try await Cachectl.run(["verify", "--repair"] + path)
+        #expect(repaired.status == 1, "\(repaired)")
+        #expect(repaired.output.contains("quarantine"))
+        #expect(try await Cachectl.run(["verify"] + path).status == 0)
+    }
+
+    @Test("compact gives space back; it refuses (exit 2, saying why) while another process has the cache open")
+    func compaction() async throws {
+        let folder = TemporaryDirectory("cachectl-compact")
+        let store = try await Self.populated(folder, count: 200)
+        try await store.remove((0..<180).map(Self.key))
+        store.close()
+        let path = ["--path", folder.url.path]
+
+        let reader = try StorageWorker(role: "reader", directory: folder.url)
+        #expect(reader.waitUntilReady())
+        let refused = try await Cachectl.run(["compact"] + path)
+        reader.stop()
+        #expect(refused.status == 2, "\(refused)")
+        #expect(refused.errors.contains("while another process has it open; close the other process and try again"), "\(refused.errors)")
+
+        struct Compacted: Decodable {
+            var bytesBefore: Int
+            var bytesAfter: Int
+            var bytesFreed: Int
+        }
+        let compacted = try await Cachectl.run(["compact", "--json"] + path)
+        #expect(compacted.status == 0, "\(compacted)")
+        let sizes = try compacted.json(Compacted.self)
+        #expect(sizes.bytesAfter < sizes.bytesBefore)
+        #expect(sizes.bytesFreed == sizes.bytesBefore - sizes.bytesAfter)
+        #expect(try await Cachectl.run(["verify"] + path).status == 0)
+        let entries = try await Cachectl.run(["list", "--json"] + path).json([EntryRow].self)
+        #expect(entries.count == 20)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+
+/// Runs the built `cachectl` as a real process, as an operator would.
+enum Cachectl {
+    /// What a run printed and how it exited.
+    struct Result: CustomStringConvertible {
+        var status: Int32
+        var output: String
+        var errors: String
+
+        var description: String { "exit \(status)\nstdout:\n\(output)\nstderr:\n\(errors)" }
+
+        /// Standard output decoded as JSON into `type` (snake_case keys, ISO 8601 dates).
+        func json<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            decoder.dateDecodingStrategy = .iso8601
+            return try decoder.decode(type, from: Data(output.utf8))
+        }
+    }
+
+    /// `cachectl` beside the test binary (SwiftPM builds every product into the same folder).
+    static var executable: URL { siblingExecutable("cachectl") }
+
+    /// Runs `cachectl arguments…`; `environment` entries are added to this process's environment.
+    ///
+    /// Output goes to files rather than pipes, so a chatty run can never block on a full pipe,
+    /// and the wait happens off Swift's cooperative threads (an origin in this process must keep
+    /// answering while cachectl runs).
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        let scratch = TemporaryDirectory("cachectl-output")
+        let outputFile = scratch.url.appendingPathComponent("stdout")
+        let errorFile = scratch.url.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputFile)
+        let errors = try FileHandle(forWritingTo: errorFile)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        try output.close()
+        try errors.close()
+        return Result(
+            status: status, output: try String(contentsOf: outputFile, encoding: .utf8),
+            errors: try String(contentsOf: errorFile, encoding: .utf8))
+    }
+
+    /// An executable product built beside the test binary.
+    static func siblingExecutable(_ name: String) -> URL {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        // On Linux the test binary is .build/<config>/X.xctest; on Darwin it is inside the bundle.
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path),
+            directory.pathComponents.count > 2
+        {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent(name)
+    }
+}
