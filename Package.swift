@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "LoopbackOrigin", targets: ["LoopbackOrigin"]),
         .executable(name: "cachectl", targets: ["cachectl"]),
         .executable(name: "imagecache-demo", targets: ["imagecache-demo"]),
+        .executable(name: "http-cache-conformance", targets: ["http-cache-conformance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -73,6 +74,26 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // The http-tests/cache-tests replay against HTTPCache over a real origin: the cases, the
+        // origin's rules, a header-faithful NIO client, the checks and the score. Shared by the
+        // executable and its floor test.
+        .target(
+            name: "CacheConformance",
+            dependencies: [
+                "ImageCache", "CacheStorage", "LoopbackOrigin",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "http-cache-conformance",
+            dependencies: [
+                "CacheConformance", "ImageCache",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // Helpers every test target shares: temporary folders, the ../shared corpus.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
@@ -86,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheTests",
-            dependencies: ["ImageCache", "TestSupport", "LoopbackOrigin"]
+            dependencies: ["ImageCache", "TestSupport", "LoopbackOrigin", "CacheConformance"]
         ),
     ],
     swiftLanguageModes: [.v6]

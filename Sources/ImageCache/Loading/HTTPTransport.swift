@@ -2,27 +2,31 @@ import Foundation
 
 /// The seam the pipeline fetches through: ``URLSessionTransport`` by default, or your own.
 ///
-/// An implementation must not cache: the pipeline does HTTP caching itself and sends its own
-/// conditional headers, which a transport-level cache could answer wrongly.
+/// An implementation must not cache: ``HTTPCache`` does HTTP caching itself and sends its own
+/// conditional headers, which a transport-level cache could answer wrongly. It should pass every
+/// response on as it is: any status, header lines in order with repeated names kept.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns once the response head has arrived; the body follows as chunks.
     /// Cancelling the calling task cancels the exchange.
     func send(_ request: TransportRequest) async throws -> TransportResponse
 }
 
-/// A request for a transport: URL, method, headers, timeout.
+/// A request for a transport: URL, method, headers, body, timeout.
 public struct TransportRequest: Sendable, Hashable {
     /// The URL to fetch.
     public var url: URL
     /// Method and headers.
     public var head: HTTPRequestHead
+    /// The body to send, for methods that carry one; nil by default.
+    public var body: Data?
     /// How long to wait without progress before failing. 30 s by default.
     public var timeout: Duration
 
     /// Creates a request.
-    public init(url: URL, head: HTTPRequestHead = HTTPRequestHead(), timeout: Duration = .seconds(30)) {
+    public init(url: URL, head: HTTPRequestHead = HTTPRequestHead(), body: Data? = nil, timeout: Duration = .seconds(30)) {
         self.url = url
         self.head = head
+        self.body = body
         self.timeout = timeout
     }
 }

@@ -6,6 +6,9 @@ import FoundationNetworking
 
 /// The default transport: URLSession, with every cache of its own switched off.
 ///
+/// Header fidelity is URLSession's: response fields arrive as a dictionary, so repeated lines are
+/// merged and their order is lost, and redirects are followed.
+///
 /// On Linux, URLSession's `URLCache` can answer a request that carries the pipeline's
 /// `If-None-Match` from its own store without asking the origin; so the session is ephemeral,
 /// has no `urlCache`, and every request says `.reloadIgnoringLocalCacheData`. The body streams
@@ -38,6 +41,7 @@ public final class URLSessionTransport: HTTPTransport {
         for field in request.head.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
+        urlRequest.httpBody = request.body
         let task = session.dataTask(with: urlRequest)
         let (body, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
         continuation.onTermination = { termination in

@@ -7,6 +7,8 @@ import Foundation
 /// stops once every caller waiting on it has cancelled. Fetches are limited in number and ordered
 /// by priority, transient failures are retried with backoff, and only validated images are ever
 /// cached: an HTML error page with status 200 is refused with ``ImageLoadError/invalidImage(_:)``.
+/// HTTP caching (RFC 9111) is ``HTTPCache``'s; the pipeline adds image validation, the memory tier
+/// of validated images, and the policies.
 ///
 /// ```swift
 /// let pipeline = ImagePipeline(configuration: .init(diskCache: try PersistentStore(directory: folder)))
@@ -18,16 +20,22 @@ public final class ImagePipeline: Sendable {
     public let configuration: Configuration
     let memory: MemoryCache<String, CachedImage>
     let loads = InFlightLoads()
-    let slots: FetchSlots
-    let disk: DiskTier?
-    private let backgroundWork = Mutex<[UUID: Task<Void, Never>]>([:])
+    /// HTTP caching over the disk tier; the pipeline's memory tier sits in front of it.
+    let http: HTTPCache
+    private let background = BackgroundWork()
 
     /// Creates a pipeline.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         memory = MemoryCache(costLimit: configuration.memoryCostLimit, countLimit: configuration.memoryCountLimit)
-        slots = FetchSlots(limit: configuration.maxConcurrentFetches)
-        disk = configuration.diskCache.map { DiskTier(store: $0) }
+        let transport = FetchLimitingTransport(
+            base: configuration.transport, slots: FetchSlots(limit: configuration.maxConcurrentFetches))
+        var http = HTTPCache.Configuration(store: configuration.diskCache, transport: transport)
+        http.maxBodyBytes = configuration.maxBodyBytes
+        http.retry = configuration.retry
+        http.requestTimeout = configuration.requestTimeout
+        http.cacheKey = configuration.cacheKey
+        self.http = HTTPCache(configuration: http)
     }
 
     /// Loads the image for `request`; `progress` hears about body bytes as they arrive.
@@ -53,7 +61,7 @@ public final class ImagePipeline: Sendable {
             var lowPriority = request
             lowPriority.priority = .low
             let prefetch = lowPriority
-            runInBackground { _ = try? await self.image(for: prefetch) }
+            background.run { _ = try? await self.image(for: prefetch) }
         }
     }
 
@@ -63,39 +71,40 @@ public final class ImagePipeline: Sendable {
     /// Removes everything from the memory tier.
     public func removeAllFromMemory() { memory.removeAll() }
 
-    func runInBackground(_ work: @escaping @Sendable () async -> Void) {
-        let id = UUID()
-        let task = Task(priority: .utility) {
-            await work()
-            _ = self.backgroundWork.withLock { $0.removeValue(forKey: id) }
-        }
-        backgroundWork.withLock { $0[id] = task }
-    }
-
     /// Waits for background work (prefetches, stale-while-revalidate refreshes) to finish.
     public func waitForBackgroundWork() async {
-        while let task = backgroundWork.withLock({ $0.values.first }) {
-            await task.value
-            try? await Task.sleep(for: .milliseconds(1))
-        }
+        await background.waitUntilIdle()
+        await http.waitForBackgroundWork()
     }
 
     private func load(_ request: ImageRequest, cacheKey: String, shared: SharedLoad) async throws -> ImageResponse {
         switch request.policy {
         case .withViewCycle:
             guard request.networkAccess == .allowed else { throw ImageLoadError.notCached(request.url) }
-            let fetched = try await fetch(request, conditionalHeaders: [:], shared: shared)
-            return try fetched.image(or: request).response(.network)
+            return try await fetchUncached(request, shared: shared).response(.network)
         case .duringAppSession:
             if let hit = memory.value(for: cacheKey) { return hit.response(.memory) }
             guard request.networkAccess == .allowed else { throw ImageLoadError.notCached(request.url) }
-            let image = try await fetch(request, conditionalHeaders: [:], shared: shared).image(or: request)
+            let image = try await fetchUncached(request, shared: shared)
             memory.set(image, for: cacheKey, cost: image.cost)
             return image.response(.network)
         case let .persistent(override):
-            return try await loadPersistent(
-                request, cacheKey: cacheKey, evaluator: CachePolicyEvaluator(override: override), shared: shared)
+            return try await loadPersistent(request, cacheKey: cacheKey, override: override, shared: shared)
         }
+    }
+
+    /// Fetches and validates `request` without reading or writing the HTTP cache: the policies that
+    /// keep no HTTP cache still get retries, fetch slots and validation from it.
+    private func fetchUncached(_ request: ImageRequest, shared: SharedLoad) async throws -> CachedImage {
+        let httpRequest = HTTPCacheRequest(url: request.url, headers: request.headers, mode: .noStore)
+        let acceptor = ImageBodyAcceptor(validator: configuration.validator)
+        let requestTime = Date()
+        let response = try await http.response(for: httpRequest, accepting: acceptor, progress: shared.report, front: nil)
+        guard let info = acceptor.validatedInfo else { throw ImageLoadError.httpStatus(response.head.status) }
+        // Kept with the image so a later persistent load can judge the memory tier's copy.
+        let stored = StoredResponse(
+            response: response.head, request: httpRequest.head, requestTime: requestTime, responseTime: Date())
+        return CachedImage(data: response.body, info: info, http: stored)
     }
 }
 
@@ -114,19 +123,21 @@ extension ImageLoadError {
     init(_ error: any Error) {
         switch error {
         case let error as ImageLoadError: self = error
+        case let error as HTTPCacheError: self = ImageLoadError(error)
         case is CancellationError: self = .cancelled
-        case let error as StorageError: self = .storage(StorageFailure(message: error.description))
-        case let error as URLError where error.code == .cancelled: self = .cancelled
-        case let error as URLError: self = .network(message: error.localizedDescription, transient: error.isTransient)
         default: self = .network(message: "\(error)", transient: false)
         }
     }
-}
 
-extension URLError {
-    /// Failures that may go away by themselves: timeouts, dropped and refused connections.
-    var isTransient: Bool {
-        [.timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed,
-         .cannotFindHost, .badServerResponse, .resourceUnavailable, .secureConnectionFailed].contains(code)
+    /// The HTTP cache's error in the pipeline's terms; a refusal is the acceptor's own error.
+    private init(_ error: HTTPCacheError) {
+        switch error {
+        case let .network(message, transient): self = .network(message: message, transient: transient)
+        case let .bodyTooLarge(limit): self = .bodyTooLarge(limit: limit)
+        case let .refused(reason): self = ImageLoadError(reason)
+        case let .notCached(url): self = .notCached(url)
+        case let .storage(message): self = .storage(StorageFailure(message: message))
+        case .cancelled: self = .cancelled
+        }
     }
 }

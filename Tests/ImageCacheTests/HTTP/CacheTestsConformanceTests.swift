@@ -1,3 +1,4 @@
+import CacheConformance
 import Foundation
 import TestSupport
 import Testing

@@ -1,3 +1,4 @@
+import CacheConformance
 import Foundation
 
 @testable import ImageCache

@@ -1,0 +1,52 @@
+import CacheStorage
+import Foundation
+
+/// The disk tier: stored responses as ``PersistentStore`` entries, one per key.
+///
+/// The whole ``StoredResponse`` (status, headers, request and response times, the request fields
+/// `Vary` names) travels as the entry's opaque `responseHeaders`; its validators, expiry, `Date` and
+/// `Content-Type` and the body's ``BodyDescription`` are also written as attributes, so `cachectl`
+/// can show and filter them and eviction removes expired entries first.
+struct DiskTier: Sendable {
+    let store: PersistentStore
+
+    /// The entry stored for `key`; nil when absent or not written by an HTTP cache.
+    func read(_ key: String) throws -> StoredEntry? {
+        guard let entry = try store.get(key) else { return nil }
+        let attributes = entry.metadata.attributes
+        guard let response = attributes.responseHeaders.flatMap(StoredResponse.init(encoded:)) else { return nil }
+        let description = BodyDescription(
+            format: attributes.format, pixelWidth: attributes.pixelWidth, pixelHeight: attributes.pixelHeight,
+            cost: attributes.cost)
+        return StoredEntry(response: response, body: entry.data, description: description)
+    }
+
+    func write(_ entry: StoredEntry, for key: String, evaluator: CachePolicyEvaluator) async throws {
+        try await store.put(NewEntry(key: key, data: entry.body, attributes: Self.attributes(of: entry, evaluator: evaluator)))
+    }
+
+    /// After a validation: new headers, same bytes (written in full if the entry has gone meanwhile).
+    func update(_ entry: StoredEntry, for key: String, evaluator: CachePolicyEvaluator) async throws {
+        let found = try await store.updateAttributes(for: key, to: Self.attributes(of: entry, evaluator: evaluator))
+        if !found { try await write(entry, for: key, evaluator: evaluator) }
+    }
+
+    func remove(_ keys: [String]) async throws {
+        try await store.remove(keys)
+    }
+
+    static func attributes(of entry: StoredEntry, evaluator: CachePolicyEvaluator) -> EntryAttributes {
+        let headers = entry.response.headers
+        return EntryAttributes(
+            expiresAt: evaluator.expirationDate(of: entry.response),
+            etag: headers.firstValue(for: "ETag"),
+            lastModified: headers.firstValue(for: "Last-Modified"),
+            responseDate: headers.firstValue(for: "Date").flatMap { HTTPDate.parse($0) },
+            responseHeaders: entry.response.encoded(),
+            contentType: headers.firstValue(for: "Content-Type"),
+            format: entry.description.format,
+            pixelWidth: entry.description.pixelWidth,
+            pixelHeight: entry.description.pixelHeight,
+            cost: entry.description.cost)
+    }
+}

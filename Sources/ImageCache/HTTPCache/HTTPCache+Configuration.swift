@@ -1,0 +1,45 @@
+import CacheStorage
+import Foundation
+
+extension HTTPCache {
+    /// What a cache fetches through, where it stores, and its limits.
+    ///
+    /// ```swift
+    /// var configuration = HTTPCache.Configuration(store: try PersistentStore(directory: folder))
+    /// configuration.memoryCostLimit = 32 * 1024 * 1024   // keep hot bodies in memory too
+    /// let cache = HTTPCache(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// How requests reach the origin. A ``URLSessionTransport`` by default.
+        public var transport: any HTTPTransport
+        /// The disk tier; nil (the default) keeps responses in the memory tier only, if there is one.
+        public var store: PersistentStore?
+        /// The memory tier's limit in body bytes; 0 (the default) means no memory tier.
+        public var memoryCostLimit: Int = 0
+        /// The memory tier's entry limit. 1,000 by default.
+        public var memoryCountLimit: Int = 1000
+        /// The RFC 9111 rules, with heuristics and any freshness override. `CachePolicyEvaluator()` by default.
+        public var evaluator = CachePolicyEvaluator()
+        /// The largest body accepted. 50 MiB by default.
+        public var maxBodyBytes: Int = 50 * 1024 * 1024
+        /// Retries of transient failures, for idempotent methods only. None by default (`maxAttempts` 1).
+        public var retry = RetryPolicy(maxAttempts: 1)
+        /// How long an exchange may go without progress. 30 s by default.
+        public var requestTimeout: Duration = .seconds(30)
+        /// Whether the cache answers like an HTTP intermediary when it can neither serve from storage
+        /// nor reach the origin: with a `504 Gateway Timeout` it generates (source
+        /// ``HTTPCacheResponse/Source/generated``), as RFC 9111 §5.2.1.7 and §5.2.2.2 describe, instead
+        /// of throwing ``HTTPCacheError/notCached(_:)`` or ``HTTPCacheError/network(message:transient:)``.
+        /// False by default: a library caller usually wants the typed error.
+        public var generatesGatewayTimeout = false
+        /// The storage key for a URL when the request gives none: the whole URL by default. One
+        /// response is kept per key; a response with `Vary` replaces any other variant.
+        public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
+
+        /// The defaults, storing in `store` and fetching through `transport`.
+        public init(store: PersistentStore? = nil, transport: any HTTPTransport = URLSessionTransport()) {
+            self.store = store
+            self.transport = transport
+        }
+    }
+}

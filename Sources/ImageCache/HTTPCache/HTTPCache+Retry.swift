@@ -1,0 +1,35 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension HTTPCache {
+    /// Methods whose requests may be repeated without a different effect (RFC 9110 §9.2.2): only
+    /// these are retried.
+    private static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+
+    /// Sends `head` through the transport, retrying transient failures and statuses as
+    /// ``Configuration/retry`` allows; returns once a response head has arrived.
+    func send(_ head: HTTPRequestHead, _ transaction: Transaction) async throws -> TransportResponse {
+        let retry = configuration.retry
+        let request = TransportRequest(
+            url: transaction.request.url, head: head, body: transaction.request.body,
+            timeout: configuration.requestTimeout)
+        var attempt = 1
+        while true {
+            try Task.checkCancellation()
+            let mayRetry = Self.idempotentMethods.contains(head.method) && attempt < retry.maxAttempts
+            do {
+                let response = try await configuration.transport.send(request)
+                guard mayRetry, RetryPolicy.transientStatuses.contains(response.head.status) else { return response }
+                // The abandoned body's stream ends when `response` goes, which cancels its transfer.
+                let retryAfter = RetryPolicy.retryAfter(response.head.headers.firstValue(for: "Retry-After"), now: Date())
+                try await Task.sleep(for: retry.delay(afterAttempt: attempt, retryAfter: retryAfter))
+            } catch let error as URLError where error.isTransient && mayRetry {
+                try await Task.sleep(for: retry.delay(afterAttempt: attempt, retryAfter: nil))
+            }
+            attempt += 1
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import CacheStorage
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Why ``HTTPCache`` could not answer, with a sentence that says what to do about it.
+public enum HTTPCacheError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    /// The origin could not be reached or the exchange broke off; `transient` says whether trying
+    /// again later may help. No stored response was allowed to stand in.
+    case network(message: String, transient: Bool)
+    /// The body is larger than ``HTTPCache/Configuration/maxBodyBytes``.
+    case bodyTooLarge(limit: Int)
+    /// The request's ``ResponseBodyAcceptor`` refused the response with this error; nothing was stored.
+    case refused(any Error)
+    /// The request may not use the network (``HTTPCacheRequest/Mode/onlyIfCached`` or
+    /// `Cache-Control: only-if-cached`) and nothing usable is stored for this URL.
+    case notCached(URL)
+    /// The disk tier failed; the message is the store's.
+    case storage(String)
+    /// The request was cancelled.
+    case cancelled
+
+    /// What went wrong and what to do about it.
+    public var description: String {
+        switch self {
+        case let .network(message, transient):
+            "The origin could not be reached (\(message))"
+                + (transient ? "; try again later." : "; check the URL and connectivity.")
+        case let .bodyTooLarge(limit):
+            "The body is larger than the \(limit)-byte limit; raise maxBodyBytes to accept it."
+        case let .refused(reason):
+            "The response was refused: \(reason)"
+        case let .notCached(url):
+            "\(url.absoluteString) is not cached and this request may not use the network; allow the network or load it first."
+        case let .storage(message):
+            "The disk cache failed: \(message); check the store's folder, or run without a store."
+        case .cancelled:
+            "The request was cancelled."
+        }
+    }
+
+    /// The same sentence as ``description``.
+    public var errorDescription: String? { description }
+
+    /// Any error met while answering a request, as the cache reports it.
+    init(_ error: any Error) {
+        switch error {
+        case let error as HTTPCacheError: self = error
+        case is CancellationError: self = .cancelled
+        case let error as StorageError: self = .storage(error.description)
+        case let error as URLError where error.code == .cancelled: self = .cancelled
+        case let error as URLError: self = .network(message: error.localizedDescription, transient: error.isTransient)
+        default: self = .network(message: "\(error)", transient: false)
+        }
+    }
+}
