@@ -25,10 +25,13 @@ extension ImagePipeline {
         }
         let response = try await http.response(
             for: httpRequest, accepting: acceptor, progress: shared.report, front: front)
-        let image = CachedImage(
+        var image = CachedImage(
             data: response.body, info: try imageInfo(of: response, remembered: remembered, acceptor: acceptor),
             http: response.storedResponse)
-        if response.storedResponse != nil { memory.set(image, for: cacheKey, cost: image.cost) }
+        if response.storedResponse != nil {
+            image.markReusable(override: override, requestHeaders: request.headers, now: Date())
+            memory.set(image, for: cacheKey, cost: image.cost)
+        }
         return ImageResponse(data: image.data, info: image.info, http: response.head, source: ImageSource(response.source))
     }
 

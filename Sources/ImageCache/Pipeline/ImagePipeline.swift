@@ -44,6 +44,7 @@ public final class ImagePipeline: Sendable {
         for request: ImageRequest, progress: (@Sendable (_ receivedBytes: Int, _ expectedBytes: Int?) -> Void)? = nil
     ) async throws -> ImageResponse {
         let cacheKey = request.cacheKey ?? configuration.cacheKey(request.url)
+        if let hit = memoryHit(for: request, cacheKey: cacheKey) { return hit }
         let key = InFlightLoads.Key(
             cacheKey: cacheKey, policy: request.policy, headers: request.headers, networkAccess: request.networkAccess)
         do {
@@ -75,6 +76,22 @@ public final class ImagePipeline: Sendable {
     public func waitForBackgroundWork() async {
         await background.waitUntilIdle()
         await http.waitForBackgroundWork()
+    }
+
+    /// A memory hit answered on the caller's task: no coalescing, no HTTP cache, no allocation
+    /// beyond the response. Anything it cannot vouch for goes the slow way.
+    private func memoryHit(for request: ImageRequest, cacheKey: String) -> ImageResponse? {
+        switch request.policy {
+        case .withViewCycle:
+            return nil
+        case .duringAppSession:
+            return memory.value(for: cacheKey)?.response(.memory)
+        case let .persistent(override):
+            guard let image = memory.value(for: cacheKey), image.reusableOverride == override,
+                let until = image.reusableUntil, request.headers.isEmpty, Date() < until
+            else { return nil }
+            return image.response(.memory)
+        }
     }
 
     private func load(_ request: ImageRequest, cacheKey: String, shared: SharedLoad) async throws -> ImageResponse {

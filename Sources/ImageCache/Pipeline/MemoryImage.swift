@@ -6,6 +6,21 @@ struct CachedImage: Sendable {
     var data: Data
     var info: ImageInfo
     var http: StoredResponse?
+    /// Until when a plain request with this override may take the image from memory without
+    /// asking the HTTP cache: set only when storing proved it fresh (see `markReusable`).
+    var reusableUntil: Date?
+    var reusableOverride: FreshnessOverride?
+
+    /// Precomputes the memory fast path: fresh now under `override`, not varying, not `no-cache`,
+    /// and stored for a request with no headers of its own (which could carry directives).
+    mutating func markReusable(override: FreshnessOverride, requestHeaders: HeaderFields, now: Date) {
+        guard let http, requestHeaders.isEmpty, !http.headers.contains("Vary"), http.cacheControl.noCache == nil
+        else { return }
+        let evaluator = CachePolicyEvaluator(override: override)
+        guard evaluator.isFresh(http, now: now) else { return }
+        reusableUntil = evaluator.expirationDate(of: http) ?? .distantFuture
+        reusableOverride = override
+    }
 
     /// Memory cost: decoded size (width × height × 4) when known, else the bytes.
     var cost: Int { Self.cost(of: info, byteCount: data.count) }

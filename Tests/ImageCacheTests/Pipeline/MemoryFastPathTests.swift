@@ -1,0 +1,41 @@
+import Foundation
+import ImageCache
+import LoopbackOrigin
+import TestSupport
+import Testing
+
+/// The memory fast path answers only what it can vouch for; everything else asks the HTTP cache.
+@Suite("Memory fast path", .enabled(if: SharedFixtures.isAvailable))
+struct MemoryFastPathTests {
+    static let png = (try? PipelineFixture.corpusImage("real/png/basn4a08.png")) ?? Data()
+
+    static func revalidating(maxAge: Int) -> LoopbackOrigin.Handler {
+        { request in
+            let lines = headers(("Cache-Control", "max-age=\(maxAge)"), ("ETag", "\"f\""))
+            if request.header("If-None-Match") == "\"f\"" { return OriginResponse(status: 304, headers: lines) }
+            return OriginResponse(headers: lines, body: png)
+        }
+    }
+
+    @Test("an entry that has expired in memory is revalidated, not served")
+    func expiredEntry() async throws {
+        let fixture = try await PipelineFixture(handler: Self.revalidating(maxAge: 1))
+        let request = fixture.request("/f.png")
+        #expect(try await fixture.pipeline.image(for: request).source == .network)
+        #expect(try await fixture.pipeline.image(for: request).source == .memory)
+        try await Task.sleep(for: .milliseconds(1_300))
+        #expect(try await fixture.pipeline.image(for: request).source == .revalidated)
+        #expect(fixture.origin.requests.last?.header("If-None-Match") == "\"f\"")
+    }
+
+    @Test("a request's own Cache-Control: no-cache skips memory and revalidates")
+    func requestDirectives() async throws {
+        let fixture = try await PipelineFixture(handler: Self.revalidating(maxAge: 3600))
+        var request = fixture.request("/g.png")
+        #expect(try await fixture.pipeline.image(for: request).source == .network)
+        #expect(try await fixture.pipeline.image(for: request).source == .memory)
+        request.headers = ["Cache-Control": "no-cache"]
+        #expect(try await fixture.pipeline.image(for: request).source == .revalidated)
+        #expect(fixture.originHits("/g.png") == 2)
+    }
+}
