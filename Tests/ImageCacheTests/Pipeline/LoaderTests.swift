@@ -34,6 +34,9 @@ struct LoaderTests {
         try await Task.sleep(for: .milliseconds(50))
         lone.cancel()
         await #expect(throws: ImageLoadError.cancelled) { try await lone.value }
+        // The waiter is released at once; the abandoned load leaves once its fetch has unwound,
+        // well before the origin's 400 ms would have answered.
+        for _ in 0..<100 where fixture.pipeline.loadsInFlight > 0 { try await Task.sleep(for: .milliseconds(2)) }
         #expect(fixture.pipeline.loadsInFlight == 0)
 
         let other = fixture.request("/slow2.jpg")
@@ -113,6 +116,20 @@ struct LoaderTests {
             try await fixture.pipeline.image(for: fixture.request("/big.jpg"))
         }
         #expect(try fixture.store.statistics().entries == 0)
+    }
+
+    @Test("prefetch warms the caches at low priority; the later load is a memory hit")
+    func prefetch() async throws {
+        let fixture = try await PipelineFixture { _ in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=600")), body: LoaderTests.jpeg)
+        }
+        let requests = (0..<5).map { fixture.request("/pre/\($0).jpg") }
+        fixture.pipeline.prefetch(requests)
+        await fixture.pipeline.waitForBackgroundWork()
+        #expect(fixture.origin.requests.count == 5)
+        for request in requests { #expect(try await fixture.pipeline.image(for: request).source == .memory) }
+        #expect(fixture.origin.requests.count == 5)
+        #expect(try fixture.store.statistics().entries == 5)
     }
 
     @Test("progress reports the body as it arrives")
