@@ -19,11 +19,13 @@ struct MemoryFastPathTests {
 
     @Test("an entry that has expired in memory is revalidated, not served")
     func expiredEntry() async throws {
-        let fixture = try await PipelineFixture(handler: Self.revalidating(maxAge: 1))
+        // Date has one-second resolution, so a response may arrive up to a second old: max-age=2
+        // keeps it fresh for the immediate second load, and 3.1 s later it is surely stale.
+        let fixture = try await PipelineFixture(handler: Self.revalidating(maxAge: 2))
         let request = fixture.request("/f.png")
         #expect(try await fixture.pipeline.image(for: request).source == .network)
         #expect(try await fixture.pipeline.image(for: request).source == .memory)
-        try await Task.sleep(for: .milliseconds(1_300))
+        try await Task.sleep(for: .milliseconds(3_100))
         #expect(try await fixture.pipeline.image(for: request).source == .revalidated)
         #expect(fixture.origin.requests.last?.header("If-None-Match") == "\"f\"")
     }
