@@ -95,7 +95,7 @@ let package = Package(
             ]
         ),
         // Helpers every test target shares: temporary folders, the ../shared corpus.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CacheStorage"], path: "Tests/TestSupport"),
         .testTarget(
             name: "CacheStorageTests",
             dependencies: ["CacheStorage", "TestSupport"]

@@ -6,12 +6,10 @@ import Testing
 
 @Suite("Verify, repair and compact")
 struct VerifyTests {
-    static func key(_ number: Int) -> String { TestPayload.key(prefix: "v", number: number, length: 4000 + number) }
+    static func key(_ number: Int) -> String { TestStores.key(prefix: "v", number: number, baseLength: 4000) }
 
     static func populated(_ folder: TemporaryDirectory, count: Int = 20) async throws -> PersistentStore {
-        let store = try PersistentStore(directory: folder.url)
-        try await store.put((0..<count).map { NewEntry(key: key($0), data: TestPayload.bytes(for: key($0))!) })
-        return store
+        try await TestStores.populated(folder, prefix: "v", baseLength: 4000, count: count)
     }
 
     @Test("verify finds a blob deleted behind the store's back and a flipped byte; repair cleans up")

@@ -6,12 +6,10 @@ import Testing
 
 @Suite("verify and compact")
 struct MaintenanceTests {
-    static func key(_ number: Int) -> String { TestPayload.key(prefix: "verify", number: number, length: 3000 + number) }
+    static func key(_ number: Int) -> String { TestStores.key(prefix: "verify", number: number, baseLength: 3000) }
 
     static func populated(_ folder: TemporaryDirectory, count: Int = 20) async throws -> PersistentStore {
-        let store = try PersistentStore(directory: folder.url)
-        try await store.put((0..<count).map { NewEntry(key: key($0), data: TestPayload.bytes(for: key($0))!) })
-        return store
+        try await TestStores.populated(folder, prefix: "verify", baseLength: 3000, count: count)
     }
 
     @Test("verify finds a blob deleted behind the store's back and a flipped byte (exit 1); --repair leaves it clean (exit 0 after)")
