@@ -12,7 +12,7 @@ struct ImageLoadStateTests {
 
     /// Waits (bounded) until the phase leaves `.loading`.
     func settled(_ state: ImageLoadState) async throws -> ImageLoadState.Phase {
-        for _ in 0..<500 {
+        for _ in 0..<3000 {
             if case .loading = state.phase {
                 try await Task.sleep(for: .milliseconds(10))
                 continue
