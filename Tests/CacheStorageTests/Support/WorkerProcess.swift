@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A running `storage-worker` child process (built with the tests; see Tests/Fixtures/StorageWorker).
 final class WorkerProcess: @unchecked Sendable {
@@ -24,7 +25,7 @@ final class WorkerProcess: @unchecked Sendable {
         process.arguments = [role, directory.path, String(seconds), String(seed)]
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try ProcessLauncher.launch(process)
     }
 
     /// Blocks until the child prints `ready` (its store is open) or exits.

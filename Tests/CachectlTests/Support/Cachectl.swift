@@ -46,7 +46,7 @@ enum Cachectl {
         let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
-                try process.run()
+                try ProcessLauncher.launch(process)
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)

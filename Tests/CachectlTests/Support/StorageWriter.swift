@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A `storage-worker` child process (Tests/Fixtures/StorageWorker) with the same cache open:
 /// `writer` puts entries until killed (and evicts to its own 8 MiB limit), `reader` only reads.
@@ -13,7 +14,7 @@ final class StorageWorker: @unchecked Sendable {
         process.arguments = [role, directory.path, "0", String(seed)]
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLauncher.launch(process)
     }
 
     /// Waits until the worker has the store open (it prints `ready`).
