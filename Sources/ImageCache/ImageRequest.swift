@@ -24,7 +24,12 @@ public struct ImageRequest: Sendable, Hashable {
     }
 
     /// The image's URL.
-    public var url: URL
+    public var url: URL {
+        didSet { urlString = url.absoluteString }
+    }
+    /// `url.absoluteString`, kept beside it: the default cache key, which a memory hit needs on
+    /// every call and which `URL` rebuilds (allocating) each time it is asked.
+    private(set) var urlString: String
     /// Extra request headers (`Authorization`, `Accept`, `Cache-Control: no-cache` …).
     public var headers: HeaderFields
     /// How the shared caches are used. ``CachePolicy/persistent(_:)`` by default.
@@ -43,6 +48,7 @@ public struct ImageRequest: Sendable, Hashable {
         cacheKey: String? = nil, networkAccess: NetworkAccess = .allowed
     ) {
         self.url = url
+        urlString = url.absoluteString
         self.headers = headers
         self.policy = policy
         self.priority = priority

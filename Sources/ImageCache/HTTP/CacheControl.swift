@@ -56,12 +56,19 @@ public struct CacheControl: Sendable, Hashable {
 
     /// The directives of several `Cache-Control` field lines, read in order as one list.
     public init(fieldValues: some Sequence<String>) {
-        directives = fieldValues.flatMap { HTTPSyntax.listMembers($0).compactMap(Self.directive(from:)) }
+        // Each line's bytes are split and read in place: this runs for every stored response judged.
+        var directives: [Directive] = []
+        for value in fieldValues {
+            HTTPSyntax.forEachListMember(of: Array(value.utf8)[...]) { member in
+                if let directive = Self.directive(from: member) { directives.append(directive) }
+            }
+        }
+        self.directives = directives
     }
 
     /// The directives of every `Cache-Control` line in `headers`.
     public init(headers: HeaderFields) {
-        self.init(fieldValues: headers.values(for: "Cache-Control"))
+        self.init(fieldValues: headers.lazy.filter { HTTPSyntax.namesEqual($0.name, "Cache-Control") }.map(\.value))
     }
 
     /// Whether no directive is present.
@@ -80,8 +87,7 @@ public struct CacheControl: Sendable, Hashable {
     }
 
     /// Reads one list member: `name`, `name=token` or `name="quoted"`.
-    private static func directive(from member: String) -> Directive? {
-        let bytes = Array(member.utf8)[...]
+    private static func directive(from bytes: ArraySlice<UInt8>) -> Directive? {
         let nameEnd = bytes.firstIndex { !HTTPSyntax.isTokenByte($0) } ?? bytes.endIndex
         // A member that does not start with a token names nothing we could honour.
         guard nameEnd > bytes.startIndex else { return nil }

@@ -24,7 +24,7 @@ extension CachePolicyEvaluator {
 
     /// Whether the response is fresh at `now`: its freshness lifetime exceeds its current age (§4.2).
     public func isFresh(_ stored: StoredResponse, now: Date) -> Bool {
-        lifetimeSeconds(of: stored) > ageSeconds(of: stored, now: now)
+        facts(of: stored).isFresh(at: now)
     }
 
     /// How long past its freshness lifetime the response is at `now`; zero while fresh.
@@ -37,29 +37,44 @@ extension CachePolicyEvaluator {
     /// Freshness is not permission: a `no-cache` response still needs validation before each use,
     /// so ask ``decision(for:stored:now:)`` before serving.
     public func expirationDate(of stored: StoredResponse) -> Date? {
-        let lifetime = lifetimeSeconds(of: stored)
-        guard lifetime < HTTPSeconds.maximum else { return nil }
-        // Current age grows one-for-one from `responseTime`, starting at the corrected initial age.
-        let ageAtReceipt = ageSeconds(of: stored, now: stored.responseTime)
-        return stored.responseTime.addingTimeInterval(lifetime - ageAtReceipt)
+        facts(of: stored).expirationDate
+    }
+
+    /// The response's lifetime and age on arrival, each parsed from its headers once; `directives`
+    /// are its `Cache-Control`, when the caller has parsed them already.
+    func facts(of stored: StoredResponse, directives: CacheControl? = nil) -> FreshnessFacts {
+        FreshnessFacts(
+            lifetime: lifetimeSeconds(of: stored, directives: directives),
+            ageAtReceipt: ageSeconds(of: stored, now: stored.responseTime), responseTime: stored.responseTime)
     }
 
     /// The header fields to send when serving the stored response at `now`: the stored ones, with
     /// `Age` set to the current age in whole seconds, as a cache must (RFC 9111 §5.1).
     public func headersForServing(_ stored: StoredResponse, now: Date) -> HeaderFields {
+        Self.headers(of: stored, age: ageSeconds(of: stored, now: now))
+    }
+
+    /// The stored header fields with `Age: age` (whole seconds).
+    static func headers(of stored: StoredResponse, age: Double) -> HeaderFields {
         var headers = stored.headers
         // Clamped like any delta-seconds (§1.2.2); the NaN check keeps absurd dates from trapping.
-        let age = ageSeconds(of: stored, now: now)
-        let wholeAge = age.isNaN ? 0 : Int64(min(max(age.rounded(.down), 0), Double(HTTPSyntax.deltaSecondsLimit)))
-        headers["Age"] = String(wholeAge)
+        let wholeAge = String(
+            age.isNaN ? 0 : Int64(min(max(age.rounded(.down), 0), Double(HTTPSyntax.deltaSecondsLimit))))
+        // Most stored responses have no `Age`: appending then gives what replacing would, for less.
+        if headers.contains("Age") { headers["Age"] = wholeAge } else { headers.append("Age", wholeAge) }
         return headers
     }
 
     // MARK: Seconds
 
-    func lifetimeSeconds(of stored: StoredResponse) -> Double {
-        let fromHeaders = headerLifetimeSeconds(of: stored)
-        guard overrideApplies(to: stored.status) else { return fromHeaders }
+    func lifetimeSeconds(of stored: StoredResponse, directives: CacheControl? = nil) -> Double {
+        applyingOverride(
+            to: headerLifetimeSeconds(of: stored, directives: directives ?? stored.cacheControl), status: stored.status)
+    }
+
+    /// A lifetime from the headers, with the override applied when it applies to `status`.
+    func applyingOverride(to fromHeaders: Double, status: Int) -> Double {
+        guard overrideApplies(to: status) else { return fromHeaders }
         switch override {
         case .none: return fromHeaders
         case .minimumTimeToLive(let minimum): return max(fromHeaders, HTTPSeconds.seconds(minimum))
@@ -79,8 +94,7 @@ extension CachePolicyEvaluator {
         return correctedInitialAge + residentTime
     }
 
-    private func headerLifetimeSeconds(of stored: StoredResponse) -> Double {
-        let directives = stored.cacheControl
+    private func headerLifetimeSeconds(of stored: StoredResponse, directives: CacheControl) -> Double {
         if let maxAge = directives.maxAge { return HTTPSeconds.seconds(maxAge) }
         if let expires = stored.headers.firstValue(for: "Expires") {
             guard let expiry = HTTPDate.parse(expires, now: stored.responseTime) else { return 0 }

@@ -3,7 +3,6 @@ import Foundation
 /// Proleptic Gregorian calendar arithmetic in UTC, independent of `Calendar` and the locale.
 enum CivilCalendar {
     static let shortDayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    static let longDayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
     static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     static func isLeapYear(_ year: Int64) -> Bool {

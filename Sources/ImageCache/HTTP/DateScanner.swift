@@ -18,7 +18,7 @@ struct DateScanner {
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`
     mutating func imfFixdate() -> Date? {
-        guard name(in: CivilCalendar.shortDayNames) != nil, literal(", "),
+        guard name(in: Self.shortDayNames) != nil, literal(", "),
             let day = digits(2), literal(" "), let month = month(), literal(" "),
             let year = digits(4), literal(" "), let time = time(), literal(" GMT"), atEnd
         else { return nil }
@@ -27,7 +27,7 @@ struct DateScanner {
 
     /// `Sunday, 06-Nov-94 08:49:37 GMT`
     mutating func rfc850(now: Date) -> Date? {
-        guard name(in: CivilCalendar.longDayNames) != nil, literal(", "),
+        guard name(in: Self.longDayNames) != nil, literal(", "),
             let day = digits(2), literal("-"), let month = month(), literal("-"),
             let shortYear = digits(2), literal(" "), let time = time(), literal(" GMT"), atEnd
         else { return nil }
@@ -40,7 +40,7 @@ struct DateScanner {
 
     /// `Sun Nov  6 08:49:37 1994`
     mutating func asctime() -> Date? {
-        guard name(in: CivilCalendar.shortDayNames) != nil, literal(" "), let month = month(), literal(" ")
+        guard name(in: Self.shortDayNames) != nil, literal(" "), let month = month(), literal(" ")
         else { return nil }
         // The day is two digits, or a space then one digit.
         let day: Int?
@@ -50,14 +50,28 @@ struct DateScanner {
         return Self.makeDate(year: Int64(year), month: month, day: day, time: time)
     }
 
+    private static let shortDayNames: [StaticString] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let longDayNames: [StaticString] = [
+        "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+    ]
+    private static let monthNames: [StaticString] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+
     private var atEnd: Bool { index == bytes.endIndex }
 
-    private mutating func literal(_ text: String) -> Bool {
-        for expected in text.utf8 {
-            guard index < bytes.endIndex, Self.lower(bytes[index]) == Self.lower(expected) else { return false }
-            index += 1
+    private mutating func literal(_ text: StaticString) -> Bool {
+        // StaticString: its bytes are read in place, where a String's UTF-8 view costs a call per byte
+        // (this was most of the time spent judging a stored response's freshness).
+        text.withUTF8Buffer { expected in
+            guard bytes.endIndex - index >= expected.count else { return false }
+            for (offset, byte) in expected.enumerated()
+            where Self.lower(bytes[index + offset]) != Self.lower(byte) {
+                return false
+            }
+            index += expected.count
+            return true
         }
-        return true
     }
 
     private mutating func digits(_ count: Int) -> Int? {
@@ -73,7 +87,7 @@ struct DateScanner {
     }
 
     /// Matches one of `names` without regard to case; returns its index.
-    private mutating func name(in names: [String]) -> Int? {
+    private mutating func name(in names: [StaticString]) -> Int? {
         let start = index
         for (position, candidate) in names.enumerated() {
             index = start
@@ -88,7 +102,7 @@ struct DateScanner {
     }
 
     private mutating func month() -> Int? {
-        name(in: CivilCalendar.monthNames).map { $0 + 1 }
+        name(in: Self.monthNames).map { $0 + 1 }
     }
 
     /// `hh:mm:ss` with exactly two digits each.

@@ -34,6 +34,16 @@ enum HTTPSyntax {
     }
 
     /// `text` without leading and trailing optional whitespace.
+    static func trimmed(_ text: String) -> String {
+        // Nearly every value is trimmed already (every field built or decoded goes through here):
+        // then the string is returned as it is, without copying its bytes twice.
+        guard let first = text.utf8.first, let last = text.utf8.last, isWhitespace(first) || isWhitespace(last) else {
+            return text
+        }
+        return string(trimming(Array(text.utf8)[...]))
+    }
+
+    /// `text` without leading and trailing optional whitespace.
     static func trimmed(_ text: some StringProtocol) -> String {
         let bytes = Array(text.utf8)
         return string(trimming(bytes[...]))
@@ -44,12 +54,28 @@ enum HTTPSyntax {
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }
+        // Header lookups compare names constantly; over contiguous bytes (every native string) this
+        // is a plain loop, where zipping the two UTF-8 views cost a call per byte.
+        let compared = left.withContiguousStorageIfAvailable { leftBytes in
+            right.withContiguousStorageIfAvailable { rightBytes in
+                for offset in 0..<leftBytes.count
+                where asciiLowercase(leftBytes[offset]) != asciiLowercase(rightBytes[offset]) {
+                    return false
+                }
+                return true
+            }
+        }
+        if let compared = compared ?? nil { return compared }
         return zip(left, right).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
     }
 
     /// ASCII-only lowercasing: field names and directive names are ASCII, and locale rules must not apply.
     static func lowercased(_ text: some StringProtocol) -> String {
-        String(decoding: text.utf8.map(asciiLowercase), as: UTF8.self)
+        // Names are nearly always lowercase already (directives) or looked up by constants: no copy then.
+        guard text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
+            return String(text)
+        }
+        return String(decoding: text.utf8.map(asciiLowercase), as: UTF8.self)
     }
 
     /// Splits a field value into the members of a comma-separated list (RFC 9110 §5.6.1).
@@ -57,12 +83,18 @@ enum HTTPSyntax {
     /// Commas inside quoted strings do not split, members are trimmed, and empty members are
     /// dropped, as the list syntax requires recipients to do.
     static func listMembers(_ value: some StringProtocol) -> [String] {
-        let bytes = Array(value.utf8)
         var members: [String] = []
-        var start = 0
-        var index = 0
+        forEachListMember(of: Array(value.utf8)[...]) { members.append(string($0)) }
+        return members
+    }
+
+    /// Calls `body` with each member of the comma-separated list in `bytes`, trimmed and never
+    /// empty, as ``listMembers(_:)`` splits them; for parsers that read members as bytes anyway.
+    static func forEachListMember(of bytes: ArraySlice<UInt8>, _ body: (ArraySlice<UInt8>) -> Void) {
+        var start = bytes.startIndex
+        var index = bytes.startIndex
         var inQuotes = false
-        while index < bytes.count {
+        while index < bytes.endIndex {
             let byte = bytes[index]
             if inQuotes {
                 if byte == UInt8(ascii: "\\") {
@@ -73,13 +105,14 @@ enum HTTPSyntax {
             } else if byte == UInt8(ascii: "\"") {
                 inQuotes = true
             } else if byte == UInt8(ascii: ",") {
-                appendMember(bytes[start..<index], to: &members)
+                let member = trimming(bytes[start..<index])
+                if !member.isEmpty { body(member) }
                 start = index + 1
             }
             index += 1
         }
-        appendMember(bytes[min(start, bytes.count)...], to: &members)
-        return members
+        let member = trimming(bytes[min(start, bytes.endIndex)...])
+        if !member.isEmpty { body(member) }
     }
 
     /// Reads a quoted-string at the start of `bytes` (RFC 9110 §5.6.4).
@@ -133,11 +166,6 @@ enum HTTPSyntax {
 
     static func string(_ bytes: ArraySlice<UInt8>) -> String {
         String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func appendMember(_ bytes: ArraySlice<UInt8>, to members: inout [String]) {
-        let member = trimming(bytes)
-        if !member.isEmpty { members.append(string(member)) }
     }
 
     private static func asciiLowercase(_ byte: UInt8) -> UInt8 {

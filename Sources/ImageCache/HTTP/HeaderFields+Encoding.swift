@@ -22,10 +22,18 @@ extension HeaderFields {
     /// Decodes a list written by ``encoded()``; nil when `data` is truncated, has trailing bytes,
     /// holds invalid UTF-8 or comes from an unknown format version.
     public init?(encoded data: Data) {
-        var reader = HTTPBlobCoding.Reader(bytes: Array(data))
-        guard reader.read(count: Self.encodingHeader.count) == Self.encodingHeader[...],
-            let count = reader.readVarint()
+        guard
+            let fields = data.withUnsafeBytes({ bytes -> HeaderFields? in
+                var reader = HTTPBlobCoding.Reader(bytes)
+                return HeaderFields(reading: &reader)
+            })
         else { return nil }
+        self = fields
+    }
+
+    /// Decodes a list that fills the rest of `reader` (see ``init(encoded:)``).
+    init?(reading reader: inout HTTPBlobCoding.Reader) {
+        guard reader.skip(Self.encodingHeader), let count = reader.readVarint() else { return nil }
         var fields: [Field] = []
         // Each field needs at least two bytes, which bounds `count` before anything is reserved.
         guard count <= UInt64(reader.remaining / 2) else { return nil }

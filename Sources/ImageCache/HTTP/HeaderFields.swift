@@ -72,7 +72,9 @@ public struct HeaderFields: Sendable, Hashable {
 
     /// The value of each line named `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { HTTPSyntax.namesEqual($0.name, name) }.map(\.value)
+        var values: [String] = []
+        for field in fields where HTTPSyntax.namesEqual(field.name, name) { values.append(field.value) }
+        return values
     }
 
     /// The value of the first line named `name`, or nil if there is none.

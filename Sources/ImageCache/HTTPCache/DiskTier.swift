@@ -4,7 +4,8 @@ import Foundation
 /// The disk tier: stored responses as ``PersistentStore`` entries, one per key.
 ///
 /// The whole ``StoredResponse`` (status, headers, request and response times, the request fields
-/// `Vary` names) travels as the entry's opaque `responseHeaders`; its validators, expiry, `Date` and
+/// `Vary` names) travels as the entry's opaque `responseHeaders`, with a ``StoredFreshness`` summary
+/// so that a fresh hit is judged without parsing headers; its validators, expiry, `Date` and
 /// `Content-Type` and the body's ``BodyDescription`` are also written as attributes, so `cachectl`
 /// can show and filter them and eviction removes expired entries first.
 struct DiskTier: Sendable {
@@ -14,11 +15,13 @@ struct DiskTier: Sendable {
     func read(_ key: String) throws -> StoredEntry? {
         guard let entry = try store.get(key) else { return nil }
         let attributes = entry.metadata.attributes
-        guard let response = attributes.responseHeaders.flatMap(StoredResponse.init(encoded:)) else { return nil }
+        guard let (response, freshness) = attributes.responseHeaders.flatMap(StoredResponse.decodeAnnotated) else {
+            return nil
+        }
         let description = BodyDescription(
             format: attributes.format, pixelWidth: attributes.pixelWidth, pixelHeight: attributes.pixelHeight,
             cost: attributes.cost)
-        return StoredEntry(response: response, body: entry.data, description: description)
+        return StoredEntry(response: response, body: entry.data, description: description, freshness: freshness)
     }
 
     func write(_ entry: StoredEntry, for key: String, evaluator: CachePolicyEvaluator) async throws {
@@ -42,7 +45,7 @@ struct DiskTier: Sendable {
             etag: headers.firstValue(for: "ETag"),
             lastModified: headers.firstValue(for: "Last-Modified"),
             responseDate: headers.firstValue(for: "Date").flatMap { HTTPDate.parse($0) },
-            responseHeaders: entry.response.encoded(),
+            responseHeaders: entry.response.encoded(freshness: StoredFreshness(entry.response, evaluator: evaluator)),
             contentType: headers.firstValue(for: "Content-Type"),
             format: entry.description.format,
             pixelWidth: entry.description.pixelWidth,

@@ -23,13 +23,19 @@ extension ImagePipeline {
         public var retry = RetryPolicy()
         /// How long a fetch may go without progress. 30 s by default.
         public var requestTimeout: Duration = .seconds(30)
-        /// The cache key for a URL when the request gives none: the whole URL by default. Use it to
-        /// drop a signed URL's token, for example.
-        public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
+        /// The cache key for a URL when the request gives none; nil (the default) keys by the whole
+        /// URL. Use it to drop a signed URL's token, for example.
+        public var cacheKey: (@Sendable (URL) -> String)?
 
         /// The defaults, with `diskCache` for persistent requests.
         public init(diskCache: PersistentStore? = nil) {
             self.diskCache = diskCache
+        }
+
+        /// The key `request` is cached under: its own ``ImageRequest/cacheKey``, else ``cacheKey``'s
+        /// for its URL, else the whole URL.
+        public func key(for request: ImageRequest) -> String {
+            request.cacheKey ?? cacheKey?(request.url) ?? request.urlString
         }
     }
 }

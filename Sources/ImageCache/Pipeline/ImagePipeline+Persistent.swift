@@ -25,14 +25,14 @@ extension ImagePipeline {
         }
         let response = try await http.response(
             for: httpRequest, accepting: acceptor, progress: shared.report, front: front)
-        var image = CachedImage(
-            data: response.body, info: try imageInfo(of: response, remembered: remembered, acceptor: acceptor),
-            http: response.storedResponse)
-        if response.storedResponse != nil {
-            image.markReusable(override: override, requestHeaders: request.headers, now: Date())
+        let info = try imageInfo(of: response, remembered: remembered, acceptor: acceptor)
+        if let stored = response.storedResponse {
+            let image = CachedImage(
+                data: response.body, info: info, http: stored, judgedFor: override, requestHeaders: request.headers,
+                now: Date())
             memory.set(image, for: cacheKey, cost: image.cost)
         }
-        return ImageResponse(data: image.data, info: image.info, http: response.head, source: ImageSource(response.source))
+        return ImageResponse(data: response.body, info: info, http: response.head, source: ImageSource(response.source))
     }
 
     /// What the served bytes are: validated now (from the network), remembered (the memory tier's

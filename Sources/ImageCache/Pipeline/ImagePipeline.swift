@@ -34,7 +34,7 @@ public final class ImagePipeline: Sendable {
         http.maxBodyBytes = configuration.maxBodyBytes
         http.retry = configuration.retry
         http.requestTimeout = configuration.requestTimeout
-        http.cacheKey = configuration.cacheKey
+        if let cacheKey = configuration.cacheKey { http.cacheKey = cacheKey }
         self.http = HTTPCache(configuration: http)
     }
 
@@ -43,8 +43,10 @@ public final class ImagePipeline: Sendable {
     public func image(
         for request: ImageRequest, progress: (@Sendable (_ receivedBytes: Int, _ expectedBytes: Int?) -> Void)? = nil
     ) async throws -> ImageResponse {
-        let cacheKey = request.cacheKey ?? configuration.cacheKey(request.url)
-        if let hit = memoryHit(for: request, cacheKey: cacheKey) { return hit }
+        let cacheKey = configuration.key(for: request)
+        if let hit = memoryHit(for: request, cacheKey: cacheKey) ?? diskHit(for: request, cacheKey: cacheKey) {
+            return hit
+        }
         let key = InFlightLoads.Key(
             cacheKey: cacheKey, policy: request.policy, headers: request.headers, networkAccess: request.networkAccess)
         do {
@@ -54,6 +56,16 @@ public final class ImagePipeline: Sendable {
         } catch {
             throw ImageLoadError(error)
         }
+    }
+
+    /// The image for `request` if the memory tier may answer it now, without waiting: what a view
+    /// shows on its first frame instead of a placeholder. Nil when only a load can tell.
+    ///
+    /// It answers exactly when ``image(for:progress:)`` would answer from memory without asking the
+    /// HTTP cache: `duringAppSession` images, and `persistent` ones proved fresh when stored, requested
+    /// without headers of their own.
+    public func cachedImage(for request: ImageRequest) -> ImageResponse? {
+        memoryHit(for: request, cacheKey: configuration.key(for: request))
     }
 
     /// Starts loading `requests` at low priority into the caches, without waiting.
@@ -76,22 +88,6 @@ public final class ImagePipeline: Sendable {
     public func waitForBackgroundWork() async {
         await background.waitUntilIdle()
         await http.waitForBackgroundWork()
-    }
-
-    /// A memory hit answered on the caller's task: no coalescing, no HTTP cache, no allocation
-    /// beyond the response. Anything it cannot vouch for goes the slow way.
-    private func memoryHit(for request: ImageRequest, cacheKey: String) -> ImageResponse? {
-        switch request.policy {
-        case .withViewCycle:
-            return nil
-        case .duringAppSession:
-            return memory.value(for: cacheKey)?.response(.memory)
-        case let .persistent(override):
-            guard let image = memory.value(for: cacheKey), image.reusableOverride == override,
-                let until = image.reusableUntil, request.headers.isEmpty, Date() < until
-            else { return nil }
-            return image.response(.memory)
-        }
     }
 
     private func load(_ request: ImageRequest, cacheKey: String, shared: SharedLoad) async throws -> ImageResponse {

@@ -2,24 +2,68 @@ import Foundation
 
 /// What the memory tier holds for one key: the validated bytes, what they are, and the HTTP
 /// response that came with them (nil for images that did not come over HTTP).
-struct CachedImage: Sendable {
-    var data: Data
-    var info: ImageInfo
-    var http: StoredResponse?
-    /// Until when a plain request with this override may take the image from memory without
-    /// asking the HTTP cache: set only when storing proved it fresh (see `markReusable`).
-    var reusableUntil: Date?
-    var reusableOverride: FreshnessOverride?
+///
+/// A class, immutable, with the memory-hit response built once: a hit then copies out one
+/// reference instead of every field (each a retain and a release), which is most of its cost.
+final class CachedImage: Sendable {
+    let data: Data
+    let info: ImageInfo
+    let http: StoredResponse?
+    /// When a plain request may take the image from memory without asking the HTTP cache, and
+    /// under which override; nil unless storing proved it fresh (see ``init(data:info:http:judgedFor:requestHeaders:now:)``).
+    let reuse: Reuse?
+    /// The image as a memory hit answers it, with the stored headers.
+    let memoryResponse: ImageResponse
 
-    /// Precomputes the memory fast path: fresh now under `override`, not varying, not `no-cache`,
-    /// and stored for a request with no headers of its own (which could carry directives).
-    mutating func markReusable(override: FreshnessOverride, requestHeaders: HeaderFields, now: Date) {
-        guard let http, requestHeaders.isEmpty, !http.headers.contains("Vary"), http.cacheControl.noCache == nil
-        else { return }
+    /// Until when, and for which freshness override, the image is known fresh.
+    struct Reuse: Sendable {
+        let until: Date
+        let override: FreshnessOverride
+        /// Lifetime and age on arrival, for the `Age` of a response served from it.
+        let facts: FreshnessFacts
+    }
+
+    init(data: Data, info: ImageInfo, http: StoredResponse?, reuse: Reuse? = nil) {
+        self.data = data
+        self.info = info
+        self.http = http
+        self.reuse = reuse
+        memoryResponse = ImageResponse(
+            data: data, info: info, http: http.map { HTTPResponseHead(status: $0.status, headers: $0.headers) },
+            source: .memory)
+    }
+
+    /// The image with the memory fast path precomputed when it may be: fresh now under `override`,
+    /// not varying, not `no-cache`, and stored for a request with no headers of its own (which could
+    /// carry directives). Otherwise ``reuse`` is nil and only the HTTP cache may judge it.
+    ///
+    /// `freshness`, the disk tier's summary of `http`, saves parsing its headers.
+    convenience init(
+        data: Data, info: ImageInfo, http: StoredResponse, judgedFor override: FreshnessOverride,
+        requestHeaders: HeaderFields, now: Date, freshness: StoredFreshness? = nil
+    ) {
         let evaluator = CachePolicyEvaluator(override: override)
-        guard evaluator.isFresh(http, now: now) else { return }
-        reusableUntil = evaluator.expirationDate(of: http) ?? .distantFuture
-        reusableOverride = override
+        let reuse =
+            requestHeaders.isEmpty
+            ? Self.reuse(of: http, evaluator, now, summary: freshness) : nil
+        self.init(data: data, info: info, http: http, reuse: reuse)
+    }
+
+    private static func reuse(
+        of http: StoredResponse, _ evaluator: CachePolicyEvaluator, _ now: Date, summary: StoredFreshness?
+    ) -> Reuse? {
+        let facts: FreshnessFacts
+        if let summary, let summarised = summary.facts(under: evaluator, status: http.status, responseTime: http.responseTime) {
+            guard !summary.varies, !summary.noCache else { return nil }
+            facts = summarised
+        } else {
+            guard !http.headers.contains("Vary") else { return nil }
+            let directives = http.cacheControl
+            guard directives.noCache == nil else { return nil }
+            facts = evaluator.facts(of: http, directives: directives)
+        }
+        guard facts.isFresh(at: now) else { return nil }
+        return Reuse(until: facts.expirationDate ?? .distantFuture, override: evaluator.override, facts: facts)
     }
 
     /// Memory cost: decoded size (width × height × 4) when known, else the bytes.
@@ -38,20 +82,16 @@ struct CachedImage: Sendable {
     }
 
     /// The image an HTTP cache entry holds, when its description names format and size.
-    init?(_ entry: StoredEntry) {
+    convenience init?(_ entry: StoredEntry) {
         guard let info = ImageInfo(entry.description) else { return nil }
         self.init(data: entry.body, info: info, http: entry.response)
     }
 
-    init(data: Data, info: ImageInfo, http: StoredResponse?) {
-        self.data = data
-        self.info = info
-        self.http = http
-    }
-
     /// The image as a response from `source`, with its stored headers.
     func response(_ source: ImageSource) -> ImageResponse {
-        ImageResponse(data: data, info: info, http: http.map { HTTPResponseHead(status: $0.status, headers: $0.headers) }, source: source)
+        var response = memoryResponse
+        response.source = source
+        return response
     }
 }
 

@@ -81,6 +81,12 @@ public final class ImageLoadState {
             phase = .idle
             return
         }
+        // A memory hit is shown at once: no loading frame, no task, no hop off the main actor.
+        if let response = pipeline.cachedImage(for: request) {
+            work = nil
+            phase = .success(response)
+            return
+        }
         phase = .loading(fractionCompleted: nil)
         let pipeline = pipeline
         work = Task { [weak self] in

@@ -48,7 +48,7 @@ struct WarmRun {
         guard case let .url(url) = line else { return .refused("not an http or https URL") }
         do {
             let response = try await pipeline.image(for: ImageRequest(url: url, policy: .persistent()))
-            guard try store.contains(pipeline.configuration.cacheKey(url)) else {
+            guard try store.contains(pipeline.configuration.key(for: ImageRequest(url: url))) else {
                 return .refused("the response may not be stored (Cache-Control: no-store, private or an uncacheable status)")
             }
             return .cached(response.source, bytes: response.data.count)

@@ -25,5 +25,6 @@ struct StoredResponseEncodingTests {
         }
         #expect(StoredResponse(encoded: Data(bytes + [1])) == nil)
         #expect(StoredResponse(encoded: Data([0x53, 0x52, 2] + bytes.dropFirst(3))) == nil)
+        #expect(StoredResponse(encoded: Data([0x53, 0x52, 3] + bytes.dropFirst(3))) == nil)
     }
 }

@@ -48,4 +48,42 @@ struct MemoryFastPathTests {
         #expect(try await fixture.pipeline.image(for: request).source == .revalidated)
         #expect(fixture.originHits("/g.png") == 2)
     }
+
+    @Test("cachedImage answers from memory at once, exactly when a load would, and never loads")
+    func cachedImage() async throws {
+        let fixture = try await PipelineFixture(handler: Self.revalidating(maxAge: 3600))
+        let request = fixture.request("/c.png")
+        #expect(fixture.pipeline.cachedImage(for: request) == nil)
+        #expect(fixture.originHits("/c.png") == 0)
+        _ = try await fixture.pipeline.image(for: request)
+        let cached = try #require(fixture.pipeline.cachedImage(for: request))
+        #expect(cached.source == .memory)
+        #expect(cached.data == Self.png)
+        // Other policies and a request with its own headers: only a load can tell.
+        #expect(fixture.pipeline.cachedImage(for: fixture.request("/c.png", policy: .withViewCycle)) == nil)
+        #expect(fixture.pipeline.cachedImage(for: fixture.request("/c.png", policy: .persistent(.neverExpire))) == nil)
+        var withHeaders = request
+        withHeaders.headers = ["Accept": "image/png"]
+        #expect(fixture.pipeline.cachedImage(for: withHeaders) == nil)
+        fixture.pipeline.removeAllFromMemory()
+        #expect(fixture.pipeline.cachedImage(for: request) == nil)
+        #expect(fixture.originHits("/c.png") == 1)
+    }
+
+    @Test("a pipeline-wide cache key transform applies to memory hits too")
+    func keyTransform() async throws {
+        let origin = try await LoopbackOrigin.start(handler: Self.revalidating(maxAge: 3600))
+        defer { Task { await origin.stop() } }
+        var configuration = ImagePipeline.Configuration()
+        configuration.transport = URLSessionTransport()
+        configuration.cacheKey = { url in url.path }
+        let pipeline = ImagePipeline(configuration: configuration)
+        let signed = ImageRequest(url: origin.url("/k.png?token=1"), policy: .duringAppSession)
+        let resigned = ImageRequest(url: origin.url("/k.png?token=2"), policy: .duringAppSession)
+        #expect(try await pipeline.image(for: signed).source == .network)
+        #expect(pipeline.configuration.key(for: resigned) == "/k.png")
+        #expect(pipeline.cachedImage(for: resigned)?.source == .memory)
+        #expect(try await pipeline.image(for: resigned).source == .memory)
+        #expect(origin.requests.count == 1)
+    }
 }

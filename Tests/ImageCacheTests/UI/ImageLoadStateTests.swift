@@ -45,6 +45,23 @@ struct ImageLoadStateTests {
         #expect(state.phase == .idle)
     }
 
+    @Test("an image already in memory is a success at once, with no loading phase")
+    func memoryHitFirstFrame() async throws {
+        let fixture = try await PipelineFixture { _ in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: ImageLoadStateTests.png)
+        }
+        let request = fixture.request("/m.png")
+        _ = try await fixture.pipeline.image(for: request)
+        let state = ImageLoadState(pipeline: fixture.pipeline)
+        state.load(request)
+        guard case let .success(response) = state.phase else {
+            Issue.record("expected an immediate success, got \(state.phase)")
+            return
+        }
+        #expect(response.source == .memory)
+        #expect(fixture.originHits("/m.png") == 1)
+    }
+
     @Test("a refused body is a failure with its typed error; retry loads again")
     func failure() async throws {
         let fixture = try await PipelineFixture { _ in

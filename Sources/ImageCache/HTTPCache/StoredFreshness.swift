@@ -1,0 +1,81 @@
+import Foundation
+
+/// What the disk tier keeps beside a stored response so that a read can judge its freshness
+/// without parsing its headers: the header-derived lifetime (no override applied), the corrected
+/// age on arrival, the heuristic settings the lifetime was computed under, and the two facts that
+/// rule out reuse without validation (`Vary`, `no-cache`).
+///
+/// Parsing `Cache-Control`, `Date`, `Expires` and `Age` on every disk hit cost more than reading
+/// the image; computed once when the response is stored, it costs a few bytes per entry. A reader
+/// whose heuristic settings differ from the writer's computes from the headers instead.
+struct StoredFreshness: Sendable, Hashable {
+    /// The freshness lifetime from the headers alone, in seconds.
+    var headerLifetime: Double
+    /// The corrected initial age, in seconds.
+    var ageAtReceipt: Double
+    var heuristicFraction: Double
+    /// The heuristic cap in seconds; infinity when there is none.
+    var maximumHeuristicLifetime: Double
+    /// The response names request fields in `Vary`.
+    var varies: Bool
+    /// The response has a `no-cache` directive, qualified or not.
+    var noCache: Bool
+
+    /// The summary of `stored` under `evaluator`'s heuristic settings (its override is not applied).
+    init(_ stored: StoredResponse, evaluator: CachePolicyEvaluator) {
+        var plain = evaluator
+        plain.override = .none
+        let directives = stored.cacheControl
+        headerLifetime = plain.lifetimeSeconds(of: stored, directives: directives)
+        ageAtReceipt = plain.ageSeconds(of: stored, now: stored.responseTime)
+        heuristicFraction = evaluator.heuristicFraction
+        maximumHeuristicLifetime = Self.seconds(evaluator.maximumHeuristicLifetime)
+        varies = stored.headers.contains("Vary")
+        noCache = directives.noCache != nil
+    }
+
+    /// The response's freshness under `evaluator` (its override applied), or nil when the summary
+    /// was computed under other heuristic settings.
+    func facts(under evaluator: CachePolicyEvaluator, status: Int, responseTime: Date) -> FreshnessFacts? {
+        guard heuristicFraction == evaluator.heuristicFraction,
+            maximumHeuristicLifetime == Self.seconds(evaluator.maximumHeuristicLifetime)
+        else { return nil }
+        return FreshnessFacts(
+            lifetime: evaluator.applyingOverride(to: headerLifetime, status: status), ageAtReceipt: ageAtReceipt,
+            responseTime: responseTime)
+    }
+
+    private static func seconds(_ duration: Duration?) -> Double {
+        duration.map(HTTPSeconds.seconds) ?? .infinity
+    }
+
+    // MARK: Encoding
+
+    /// Encoded size: four doubles and a flags byte.
+    static let encodedCount = 33
+
+    func append(to bytes: inout [UInt8]) {
+        for value in [headerLifetime, ageAtReceipt, heuristicFraction, maximumHeuristicLifetime] {
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        bytes.append((varies ? 1 : 0) | (noCache ? 2 : 0))
+    }
+
+    /// Reads a summary written by ``append(to:)``; nil when the bytes are not one.
+    init?(reading reader: inout HTTPBlobCoding.Reader) {
+        guard let raw = reader.read(count: Self.encodedCount) else { return nil }
+        var doubles: [Double] = []
+        for index in 0..<4 {
+            let bits = raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)
+            doubles.append(Double(bitPattern: UInt64(littleEndian: bits)))
+        }
+        let flags = raw[32]
+        guard flags & ~3 == 0, !doubles.contains(where: \.isNaN) else { return nil }
+        headerLifetime = doubles[0]
+        ageAtReceipt = doubles[1]
+        heuristicFraction = doubles[2]
+        maximumHeuristicLifetime = doubles[3]
+        varies = flags & 1 != 0
+        noCache = flags & 2 != 0
+    }
+}
