@@ -25,11 +25,11 @@ public struct ImageRequest: Sendable, Hashable {
 
     /// The image's URL.
     public var url: URL {
-        didSet { urlString = url.absoluteString }
+        didSet { urlKey = CacheKey(url.absoluteString) }
     }
-    /// `url.absoluteString`, kept beside it: the default cache key, which a memory hit needs on
-    /// every call and which `URL` rebuilds (allocating) each time it is asked.
-    private(set) var urlString: String
+    /// `url.absoluteString` as a hashed key, kept beside it: the default cache key, which a memory
+    /// hit needs on every call and which `URL` rebuilds (allocating) each time it is asked.
+    private(set) var urlKey: CacheKey
     /// Extra request headers (`Authorization`, `Accept`, `Cache-Control: no-cache` …).
     public var headers: HeaderFields
     /// How the shared caches are used. ``CachePolicy/persistent(_:)`` by default.
@@ -48,7 +48,7 @@ public struct ImageRequest: Sendable, Hashable {
         cacheKey: String? = nil, networkAccess: NetworkAccess = .allowed
     ) {
         self.url = url
-        urlString = url.absoluteString
+        urlKey = CacheKey(url.absoluteString)
         self.headers = headers
         self.policy = policy
         self.priority = priority

@@ -64,18 +64,18 @@ struct StoredFreshness: Sendable, Hashable {
     /// Reads a summary written by ``append(to:)``; nil when the bytes are not one.
     init?(reading reader: inout HTTPBlobCoding.Reader) {
         guard let raw = reader.read(count: Self.encodedCount) else { return nil }
-        var doubles: [Double] = []
-        for index in 0..<4 {
-            let bits = raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)
-            doubles.append(Double(bitPattern: UInt64(littleEndian: bits)))
+        func double(at index: Int) -> Double {
+            Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
         }
+        headerLifetime = double(at: 0)
+        ageAtReceipt = double(at: 1)
+        heuristicFraction = double(at: 2)
+        maximumHeuristicLifetime = double(at: 3)
         let flags = raw[32]
-        guard flags & ~3 == 0, !doubles.contains(where: \.isNaN) else { return nil }
-        headerLifetime = doubles[0]
-        ageAtReceipt = doubles[1]
-        heuristicFraction = doubles[2]
-        maximumHeuristicLifetime = doubles[3]
         varies = flags & 1 != 0
         noCache = flags & 2 != 0
+        guard flags & ~3 == 0, !headerLifetime.isNaN, !ageAtReceipt.isNaN, !heuristicFraction.isNaN,
+            !maximumHeuristicLifetime.isNaN
+        else { return nil }
     }
 }

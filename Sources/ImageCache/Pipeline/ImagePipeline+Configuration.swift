@@ -35,7 +35,14 @@ extension ImagePipeline {
         /// The key `request` is cached under: its own ``ImageRequest/cacheKey``, else ``cacheKey``'s
         /// for its URL, else the whole URL.
         public func key(for request: ImageRequest) -> String {
-            request.cacheKey ?? cacheKey?(request.url) ?? request.urlString
+            memoryKey(for: request).string
+        }
+
+        /// ``key(for:)`` with its hash; for the default key, the one the request computed once.
+        func memoryKey(for request: ImageRequest) -> CacheKey {
+            if let key = request.cacheKey { return CacheKey(key) }
+            if let cacheKey { return CacheKey(cacheKey(request.url)) }
+            return request.urlKey
         }
     }
 }

@@ -9,7 +9,7 @@ extension ImagePipeline {
     /// (``CachedImage/init(data:info:http:judgedFor:requestHeaders:now:)``) while they still are.
     ///
     /// The response carries the headers as stored, without a recomputed `Age`.
-    func memoryHit(for request: ImageRequest, cacheKey: String) -> ImageResponse? {
+    func memoryHit(for request: ImageRequest, cacheKey: CacheKey) -> ImageResponse? {
         switch request.policy {
         case .withViewCycle:
             return nil
@@ -28,9 +28,9 @@ extension ImagePipeline {
     /// request's override. One read of the store; the image then joins the memory tier.
     ///
     /// A storage error is not reported here: the slow path reads again and reports it.
-    func diskHit(for request: ImageRequest, cacheKey: String) -> ImageResponse? {
+    func diskHit(for request: ImageRequest, cacheKey: CacheKey) -> ImageResponse? {
         guard case let .persistent(override) = request.policy, request.headers.isEmpty,
-            let disk = http.disk, let entry = try? disk.read(cacheKey), entry.response.status == 200,
+            let disk = http.disk, let entry = try? disk.read(cacheKey.string), entry.response.status == 200,
             let info = ImageInfo(entry.description)
         else { return nil }
         let now = Date()

@@ -4,14 +4,14 @@ import Foundation
 /// answers from disk or the origin as RFC 9111 allows.
 extension ImagePipeline {
     func loadPersistent(
-        _ request: ImageRequest, cacheKey: String, override: FreshnessOverride, shared: SharedLoad
+        _ request: ImageRequest, cacheKey: CacheKey, override: FreshnessOverride, shared: SharedLoad
     ) async throws -> ImageResponse {
         // An image remembered without its response cannot be judged; the HTTP cache then looks on disk.
         let remembered = memory.value(for: cacheKey).flatMap { $0.http == nil ? nil : $0 }
         var httpRequest = HTTPCacheRequest(
             url: request.url, headers: request.headers,
             mode: request.networkAccess == .cacheOnly ? .onlyIfCached : .default)
-        httpRequest.cacheKey = cacheKey
+        httpRequest.cacheKey = cacheKey.string
         httpRequest.freshnessOverride = override
         let acceptor = ImageBodyAcceptor(validator: configuration.validator)
         let memory = memory

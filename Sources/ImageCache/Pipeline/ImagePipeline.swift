@@ -18,7 +18,7 @@ import Foundation
 public final class ImagePipeline: Sendable {
     /// The configuration the pipeline was made with.
     public let configuration: Configuration
-    let memory: MemoryCache<String, CachedImage>
+    let memory: MemoryCache<CacheKey, CachedImage>
     let loads = InFlightLoads()
     /// HTTP caching over the disk tier; the pipeline's memory tier sits in front of it.
     let http: HTTPCache
@@ -43,12 +43,20 @@ public final class ImagePipeline: Sendable {
     public func image(
         for request: ImageRequest, progress: (@Sendable (_ receivedBytes: Int, _ expectedBytes: Int?) -> Void)? = nil
     ) async throws -> ImageResponse {
-        let cacheKey = configuration.key(for: request)
+        let cacheKey = configuration.memoryKey(for: request)
         if let hit = memoryHit(for: request, cacheKey: cacheKey) ?? diskHit(for: request, cacheKey: cacheKey) {
             return hit
         }
+        return try await coalescedLoad(request, cacheKey: cacheKey, progress: progress)
+    }
+
+    /// Everything but the fast paths, in its own function: its async frame (the coalescing
+    /// closure, the error mapping) then costs nothing to a hit.
+    private func coalescedLoad(
+        _ request: ImageRequest, cacheKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
+    ) async throws -> ImageResponse {
         let key = InFlightLoads.Key(
-            cacheKey: cacheKey, policy: request.policy, headers: request.headers, networkAccess: request.networkAccess)
+            cacheKey: cacheKey.string, policy: request.policy, headers: request.headers, networkAccess: request.networkAccess)
         do {
             return try await loads.run(key, priority: request.priority.taskPriority, progress: progress) { shared in
                 try await self.load(request, cacheKey: cacheKey, shared: shared)
@@ -65,7 +73,7 @@ public final class ImagePipeline: Sendable {
     /// HTTP cache: `duringAppSession` images, and `persistent` ones proved fresh when stored, requested
     /// without headers of their own.
     public func cachedImage(for request: ImageRequest) -> ImageResponse? {
-        memoryHit(for: request, cacheKey: configuration.key(for: request))
+        memoryHit(for: request, cacheKey: configuration.memoryKey(for: request))
     }
 
     /// Starts loading `requests` at low priority into the caches, without waiting.
@@ -90,7 +98,7 @@ public final class ImagePipeline: Sendable {
         await http.waitForBackgroundWork()
     }
 
-    private func load(_ request: ImageRequest, cacheKey: String, shared: SharedLoad) async throws -> ImageResponse {
+    private func load(_ request: ImageRequest, cacheKey: CacheKey, shared: SharedLoad) async throws -> ImageResponse {
         switch request.policy {
         case .withViewCycle:
             guard request.networkAccess == .allowed else { throw ImageLoadError.notCached(request.url) }
