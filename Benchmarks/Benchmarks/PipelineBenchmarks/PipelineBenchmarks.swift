@@ -9,7 +9,8 @@ import FoundationNetworking
 #endif
 
 // The image pipeline's costs, each beside the raw operation it wraps, measured in the same run:
-// a memory-tier hit; a disk hit through the pipeline against a raw PersistentStore get; a 50 KB
+// a memory-tier hit; a disk hit through the pipeline against a raw PersistentStore get of the same
+// entries (and of plain entries without metadata); a 50 KB
 // loopback fetch through the pipeline against a raw URLSession fetch; and 100 coalesced callers.
 // The image is a 52 KB JPEG from ../shared/corpus (real/jpeg/townsville.jpg).
 
@@ -39,6 +40,18 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    Benchmark("raw store get 52KB, the pipeline's entries", configuration: perOperation) { benchmark in
+        // The same entries the disk-hit benchmark reads, with the metadata a pipeline stores (the
+        // encoded response, validators, format and size): the store's share of a disk hit.
+        let fixture = Fixture.shared
+        for index in benchmark.scaledIterations {
+            guard let entry = try fixture.store.get(fixture.diskKeys[index % fixture.diskKeys.count]) else {
+                throw Fixture.Failure.miss
+            }
+            blackHole(entry)
+        }
+    }
+
     Benchmark("pipeline disk hit 52KB", configuration: perOperation) { benchmark in
         let fixture = Fixture.shared
         for index in benchmark.scaledIterations {
@@ -46,6 +59,32 @@ let benchmarks: @Sendable () -> Void = {
             guard response.source == .disk else { throw Fixture.Failure.wrongSource(response.source) }
             blackHole(response)
         }
+    }
+
+    let ratioMetric = BenchmarkMetric.custom("disk hit / raw get (x1000)", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark(
+        "disk hit vs raw get, interleaved",
+        configuration: .init(metrics: [ratioMetric], warmupIterations: 3, maxDuration: .seconds(5), maxIterations: 200)
+    ) { benchmark in
+        // Separate benchmarks run in separate processes at different moments; on a shared machine
+        // that noise is larger than the difference being measured. Here each sample alternates 200
+        // raw gets and 200 pipeline disk hits of the same entries and records their ratio.
+        let fixture = Fixture.shared
+        let clock = ContinuousClock()
+        var start = clock.now
+        for index in 0..<200 {
+            guard let entry = try fixture.store.get(fixture.diskKeys[index]) else { throw Fixture.Failure.miss }
+            blackHole(entry)
+        }
+        let raw = clock.now - start
+        start = clock.now
+        for index in 0..<200 {
+            let response = try await fixture.diskOnlyPipeline.image(for: fixture.diskRequests[index])
+            guard response.source == .disk else { throw Fixture.Failure.wrongSource(response.source) }
+            blackHole(response)
+        }
+        let pipeline = clock.now - start
+        benchmark.measurement(ratioMetric, Int((pipeline / raw) * 1_000))
     }
 
     Benchmark("pipeline memory hit", configuration: perOperation) { benchmark in
@@ -56,6 +95,18 @@ let benchmarks: @Sendable () -> Void = {
         for index in benchmark.scaledIterations {
             let response = try await fixture.pipeline.image(for: requests[index % requests.count])
             guard response.source == .memory else { throw Fixture.Failure.wrongSource(response.source) }
+            blackHole(response)
+        }
+    }
+
+    Benchmark("pipeline cachedImage (synchronous memory hit)", configuration: perOperation) { benchmark in
+        // What a view calls on its first frame: the same memory hit without the async call.
+        let fixture = Fixture.shared
+        let requests = Array(fixture.diskRequests.prefix(100))
+        for index in benchmark.scaledIterations {
+            guard let response = fixture.pipeline.cachedImage(for: requests[index % requests.count]) else {
+                throw Fixture.Failure.miss
+            }
             blackHole(response)
         }
     }
@@ -75,6 +126,30 @@ let benchmarks: @Sendable () -> Void = {
             let response = try await fixture.pipeline.image(for: ImageRequest(url: fixture.origin.url("/fetch.jpg"), policy: .withViewCycle))
             blackHole(response)
         }
+    }
+
+    let fetchRatio = BenchmarkMetric.custom("pipeline fetch / raw fetch (x1000)", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark(
+        "loopback fetch vs raw URLSession, interleaved",
+        configuration: .init(metrics: [fetchRatio], warmupIterations: 3, maxDuration: .seconds(10), maxIterations: 100)
+    ) { benchmark in
+        // As for disk hits: 20 raw fetches, then 20 through the pipeline, one ratio per sample.
+        let fixture = Fixture.shared
+        let clock = ContinuousClock()
+        var start = clock.now
+        for _ in 0..<20 {
+            let (data, _) = try await fixture.session.data(from: fixture.origin.url("/raw.jpg"))
+            guard data.count == Fixture.image.count else { throw Fixture.Failure.miss }
+            blackHole(data)
+        }
+        let raw = clock.now - start
+        start = clock.now
+        for _ in 0..<20 {
+            let request = ImageRequest(url: fixture.origin.url("/fetch.jpg"), policy: .withViewCycle)
+            blackHole(try await fixture.pipeline.image(for: request))
+        }
+        let pipeline = clock.now - start
+        benchmark.measurement(fetchRatio, Int((pipeline / raw) * 1_000))
     }
 
     Benchmark("100 coalesced callers, one fetch", configuration: perFetch) { benchmark in
@@ -121,6 +196,7 @@ final class Fixture: Sendable {
     let pipeline: ImagePipeline
     let diskOnlyPipeline: ImagePipeline
     let diskRequests: [ImageRequest]
+    let diskKeys: [String]
     let session: URLSession
 
     private init(origin: LoopbackOrigin, folder: URL, store: PersistentStore) {
@@ -132,6 +208,7 @@ final class Fixture: Sendable {
         diskOnly.memoryCountLimit = 0
         diskOnlyPipeline = ImagePipeline(configuration: diskOnly)
         diskRequests = (0..<1_000).map { ImageRequest(url: origin.url("/disk/\($0).jpg")) }
+        diskKeys = diskRequests.map { $0.url.absoluteString }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
