@@ -13,6 +13,27 @@ struct CompressionTests {
         #expect(CRC32.checksum([][...]) == 0)
     }
 
+    @Test("CRC-32 eight bytes at a time equals the bit-by-bit definition at every length and offset")
+    func crc32Slicing() {
+        func reference(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+            }
+            return ~crc
+        }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<300).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for start in 0..<9 {
+            for end in start...bytes.count where (end - start) < 40 || end % 37 == 0 {
+                #expect(CRC32.checksum(bytes[start..<end]) == reference(bytes[start..<end]), "bytes \(start)..<\(end)")
+            }
+        }
+        let split = 123
+        #expect(CRC32.update(CRC32.checksum(bytes[..<split]), with: bytes[split...]) == reference(bytes[...]))
+    }
+
     private func inflate(_ base64: String, limit: Int = 1 << 20) throws(InflateFailure) -> [UInt8] {
         let input = [UInt8](Data(base64Encoded: base64) ?? Data())
         var inflater = Inflater(input: input, start: 0, end: input.count, outputLimit: limit)
