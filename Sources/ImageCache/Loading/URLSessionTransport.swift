@@ -65,7 +65,15 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var head: CheckedContinuation<TransportResponse, any Error>?
         let body: AsyncThrowingStream<Data, any Error>
         let chunks: AsyncThrowingStream<Data, any Error>.Continuation
+        /// A small body with a known length, gathered here and handed over whole (see `onePieceLimit`).
+        var gathered: Data?
+        var expectedLength = 0
     }
+
+    /// Bodies announced at this size or less are delivered in one piece. Each chunk handed to the
+    /// reading task costs it a wake-up (a thread hop); a 52 KB image came in several. Refusing a
+    /// bomb or an HTML page from its first bytes matters for large bodies, not for these.
+    static let onePieceLimit = 256 * 1024
 
     private let exchanges = Mutex<[Int: Exchange]>([:])
 
@@ -90,6 +98,10 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let pending = exchanges.withLock { exchanges -> (CheckedContinuation<TransportResponse, any Error>, AsyncThrowingStream<Data, any Error>)? in
             guard let exchange = exchanges[dataTask.taskIdentifier], let continuation = exchange.head else { return nil }
             exchanges[dataTask.taskIdentifier]?.head = nil
+            if let expected, expected > 0, expected <= Self.onePieceLimit {
+                exchanges[dataTask.taskIdentifier]?.gathered = Data(capacity: expected)
+                exchanges[dataTask.taskIdentifier]?.expectedLength = expected
+            }
             return (continuation, exchange.body)
         }
         pending?.0.resume(returning: TransportResponse(head: head, body: pending!.1, expectedLength: expected))
@@ -97,8 +109,20 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let chunks = exchanges.withLock { $0[dataTask.taskIdentifier]?.chunks }
-        chunks?.yield(data)
+        let delivery = exchanges.withLock { exchanges -> (AsyncThrowingStream<Data, any Error>.Continuation, Data)? in
+            let id = dataTask.taskIdentifier
+            guard let chunks = exchanges[id]?.chunks else { return nil }
+            guard exchanges[id]?.gathered != nil else { return (chunks, data) }
+            // Appended in place: a copy of the exchange would make every append copy the body.
+            exchanges[id]?.gathered?.append(data)
+            guard let gathered = exchanges[id]?.gathered, gathered.count >= exchanges[id]?.expectedLength ?? 0 else {
+                return nil
+            }
+            // Complete (or longer than announced, which the reader then judges): hand it over now.
+            exchanges[id]?.gathered = nil
+            return (chunks, gathered)
+        }
+        if let (chunks, data) = delivery { chunks.yield(data) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -106,6 +130,8 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if let head = exchange.head {
             head.resume(throwing: error ?? URLError(.badServerResponse))
         }
+        // A body that ended short of its announced length still reaches the reader, which judges it.
+        if let gathered = exchange.gathered, !gathered.isEmpty { exchange.chunks.yield(gathered) }
         if let error { exchange.chunks.finish(throwing: error) } else { exchange.chunks.finish() }
     }
 }
