@@ -32,6 +32,19 @@ let benchmarks: @Sendable () -> Void = {
         for index in benchmark.scaledIterations { blackHole(cache.value(for: Fixture.keys[index % Fixture.keys.count])) }
     }
 
+    // Floors for a memory hit on this machine: what any String-keyed, freshness-checked lookup pays.
+    Benchmark("baseline Dictionary<String, Int> lookup", configuration: perOperation) { benchmark in
+        let keys = Fixture.shared.diskKeys
+        let dictionary = Dictionary(uniqueKeysWithValues: keys.prefix(100).enumerated().map { ($1, $0) })
+        // Lookups use equal strings with other storage, as a request's key would be.
+        let lookups = keys.prefix(100).map { String(decoding: Array($0.utf8), as: UTF8.self) }
+        for index in benchmark.scaledIterations { blackHole(dictionary[lookups[index % lookups.count]]) }
+    }
+
+    Benchmark("baseline Date()", configuration: perOperation) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(Date()) }
+    }
+
     Benchmark("raw store get 52KB", configuration: perOperation) { benchmark in
         let store = Fixture.shared.store
         for index in benchmark.scaledIterations {
