@@ -6,7 +6,7 @@ import Foundation
 /// anything else returns nil and goes the slow way.
 extension ImagePipeline {
     /// A memory hit: `duringAppSession` images, and `persistent` ones that storing proved fresh
-    /// (``CachedImage/init(data:info:http:judgedFor:requestHeaders:now:)``) while they still are.
+    /// (``CachedImage/init(data:info:http:judgedFor:requestHeaders:now:freshness:)``) while they still are.
     ///
     /// The response carries the headers as stored, without a recomputed `Age`.
     func memoryHit(for request: ImageRequest, cacheKey: CacheKey) -> ImageResponse? {

@@ -10,7 +10,7 @@ final class CachedImage: Sendable {
     let info: ImageInfo
     let http: StoredResponse?
     /// When a plain request may take the image from memory without asking the HTTP cache, and
-    /// under which override; nil unless storing proved it fresh (see ``init(data:info:http:judgedFor:requestHeaders:now:)``).
+    /// under which override; nil unless storing proved it fresh (see ``init(data:info:http:judgedFor:requestHeaders:now:freshness:)``).
     let reuse: Reuse?
     /// The image as a memory hit answers it, with the stored headers.
     let memoryResponse: ImageResponse
