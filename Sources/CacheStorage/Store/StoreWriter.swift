@@ -99,6 +99,9 @@ final class StoreWriter: @unchecked Sendable {
 
             if finished {
                 condition.lock()
+                // The handler captures the store's core, which owns this writer: dropping it breaks
+                // the cycle, so a closed store is freed (and its lock files closed).
+                process = nil
                 stopped = true
                 condition.broadcast()
                 condition.unlock()
