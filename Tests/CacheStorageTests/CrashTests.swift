@@ -25,7 +25,7 @@ struct CrashTests {
         var random = SystemRandomNumberGenerator()
         var entriesSeen = 0
         for cycle in 0..<60 {
-            let worker = try WorkerProcess(role: "writer", directory: folder.url, seconds: 0, seed: UInt64(cycle))
+            let worker = try await WorkerProcess(role: "writer", directory: folder.url, seconds: 0, seed: UInt64(cycle))
             // Every sixth kill lands during start-up or recovery, before the store reports ready.
             if cycle % 6 != 5 { #expect(worker.waitUntilReady(), "cycle \(cycle): worker did not start") }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...60, using: &random)))
@@ -48,8 +48,9 @@ struct MultiProcessTests {
     func concurrentProcesses() async throws {
         let folder = TemporaryDirectory("multi")
         let roles = ["writer", "writer", "reader", "evictor"]
-        let workers = try roles.enumerated().map { index, role in
-            try WorkerProcess(role: role, directory: folder.url, seconds: 6, seed: UInt64(index + 1))
+        var workers: [WorkerProcess] = []
+        for (index, role) in roles.enumerated() {
+            workers.append(try await WorkerProcess(role: role, directory: folder.url, seconds: 6, seed: UInt64(index + 1)))
         }
         for (role, worker) in zip(roles, workers) {
             let result = worker.finish()

@@ -78,7 +78,7 @@ struct VerifyTests {
         let folder = TemporaryDirectory()
         let store = try await Self.populated(folder, count: 200)
         try await store.remove((0..<180).map(Self.key))
-        let worker = try WorkerProcess(role: "reader", directory: folder.url, seconds: 30, seed: 1)
+        let worker = try await WorkerProcess(role: "reader", directory: folder.url, seconds: 30, seed: 1)
         #expect(worker.waitUntilReady())
         await #expect(throws: StorageError.storeInUse(path: store.directory.path, operation: "compact")) {
             _ = try await store.compact()

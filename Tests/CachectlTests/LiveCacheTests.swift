@@ -12,7 +12,7 @@ struct LiveCacheTests {
         let cache = TemporaryDirectory("live-cache")
         let path = ["--path", cache.url.path]
         #expect(try await Corpus.importInto(cache.url, subfolder: "real/gif").status == 0)
-        let writer = try StorageWorker(role: "writer", directory: cache.url)
+        let writer = try await StorageWorker(role: "writer", directory: cache.url)
         defer { writer.stop() }
         #expect(writer.waitUntilReady())
         let png = try Data(contentsOf: Corpus.folder.appendingPathComponent("real/png/basn0g02.png"))

@@ -80,7 +80,7 @@ struct MaintenanceTests {
         store.close()
         let path = ["--path", folder.url.path]
 
-        let reader = try StorageWorker(role: "reader", directory: folder.url)
+        let reader = try await StorageWorker(role: "reader", directory: folder.url)
         #expect(reader.waitUntilReady())
         let refused = try await Cachectl.run(["compact"] + path)
         reader.stop()

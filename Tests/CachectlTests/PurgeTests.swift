@@ -79,6 +79,7 @@ struct PurgeTests {
         let expectedKeys = Set(Self.items.filter { expected.contains($0.name) }.map(\.key))
         let expectedBytes = Self.items.filter { expected.contains($0.name) }.reduce(0) { $0 + $1.kibibytes * 1024 }
 
+        try await ProcessLauncher.waitUntilSafe()  // AGE is measured up to the launch
         let dryRun = try await Cachectl.run(["purge", "--dry-run", "--json"] + Self.resolve(arguments, midpoint: midpoint) + path)
         #expect(dryRun.status == 0, "\(dryRun)")
         let plan = try dryRun.json(PurgeJSON.self)
@@ -88,6 +89,7 @@ struct PurgeTests {
         let untouched = try await Cachectl.run(["list", "--json"] + path).json([EntryRow].self)
         #expect(untouched.count == Self.items.count, "--dry-run removed something")
 
+        try await ProcessLauncher.waitUntilSafe()  // AGE is measured up to the launch
         let purge = try await Cachectl.run(["purge", "--json"] + Self.resolve(arguments, midpoint: midpoint) + path)
         #expect(purge.status == 0, "\(purge)")
         let report = try purge.json(PurgeJSON.self)

@@ -20,12 +20,12 @@ final class WorkerProcess: @unchecked Sendable {
         return directory.appendingPathComponent("storage-worker")
     }
 
-    init(role: String, directory: URL, seconds: Double, seed: UInt64) throws {
+    init(role: String, directory: URL, seconds: Double, seed: UInt64) async throws {
         process.executableURL = Self.executable
         process.arguments = [role, directory.path, String(seconds), String(seed)]
         process.standardOutput = output
         process.standardError = errors
-        try ProcessLauncher.launch(process)
+        try await ProcessLauncher.launch(process)
     }
 
     /// Blocks until the child prints `ready` (its store is open) or exits.

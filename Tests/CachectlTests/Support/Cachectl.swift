@@ -43,15 +43,17 @@ enum Cachectl {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try ProcessLauncher.launch(process)
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
+        // The handler resumes once the child exits; launch waits (see ProcessLauncher) and spawns.
+        let exited = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
+        do {
+            try await ProcessLauncher.launch(process)
+        } catch {
+            process.terminationHandler = nil
+            throw error
         }
+        var statuses = exited.stream.makeAsyncIterator()
+        guard let status = await statuses.next() else { throw CancellationError() }
         try output.close()
         try errors.close()
         return Result(

@@ -8,13 +8,13 @@ final class StorageWorker: @unchecked Sendable {
     private let process = Process()
     private let output = Pipe()
 
-    init(role: String, directory: URL, seed: UInt64 = 7) throws {
+    init(role: String, directory: URL, seed: UInt64 = 7) async throws {
         process.executableURL = Cachectl.siblingExecutable("storage-worker")
         // SECONDS 0: run until killed.
         process.arguments = [role, directory.path, "0", String(seed)]
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try ProcessLauncher.launch(process)
+        try await ProcessLauncher.launch(process)
     }
 
     /// Waits until the worker has the store open (it prints `ready`).
