@@ -83,21 +83,15 @@ let benchmarks: @Sendable () -> Void = {
         // that noise is larger than the difference being measured. Here each sample alternates 200
         // raw gets and 200 pipeline disk hits of the same entries and records their ratio.
         let fixture = Fixture.shared
-        let clock = ContinuousClock()
-        var start = clock.now
-        for index in 0..<200 {
+        let ratio = try await interleavedRatio(rounds: 200) { index in
             guard let entry = try fixture.store.get(fixture.diskKeys[index]) else { throw Fixture.Failure.miss }
             blackHole(entry)
-        }
-        let raw = clock.now - start
-        start = clock.now
-        for index in 0..<200 {
+        } pipeline: { index in
             let response = try await fixture.diskOnlyPipeline.image(for: fixture.diskRequests[index])
             guard response.source == .disk else { throw Fixture.Failure.wrongSource(response.source) }
             blackHole(response)
         }
-        let pipeline = clock.now - start
-        benchmark.measurement(ratioMetric, Int((pipeline / raw) * 1_000))
+        benchmark.measurement(ratioMetric, ratio)
     }
 
     Benchmark("pipeline memory hit", configuration: perOperation) { benchmark in
@@ -148,21 +142,15 @@ let benchmarks: @Sendable () -> Void = {
     ) { benchmark in
         // As for disk hits: 20 raw fetches, then 20 through the pipeline, one ratio per sample.
         let fixture = Fixture.shared
-        let clock = ContinuousClock()
-        var start = clock.now
-        for _ in 0..<20 {
+        let ratio = try await interleavedRatio(rounds: 20) { _ in
             let (data, _) = try await fixture.session.data(from: fixture.origin.url("/raw.jpg"))
             guard data.count == Fixture.image.count else { throw Fixture.Failure.miss }
             blackHole(data)
-        }
-        let raw = clock.now - start
-        start = clock.now
-        for _ in 0..<20 {
+        } pipeline: { _ in
             let request = ImageRequest(url: fixture.origin.url("/fetch.jpg"), policy: .withViewCycle)
             blackHole(try await fixture.pipeline.image(for: request))
         }
-        let pipeline = clock.now - start
-        benchmark.measurement(fetchRatio, Int((pipeline / raw) * 1_000))
+        benchmark.measurement(fetchRatio, ratio)
     }
 
     Benchmark("100 coalesced callers, one fetch", configuration: perFetch) { benchmark in
@@ -178,6 +166,20 @@ let benchmarks: @Sendable () -> Void = {
             guard fetches == 1 else { throw Fixture.Failure.notCoalesced(fetches) }
         }
     }
+}
+
+/// Runs `raw` then `pipeline` `rounds` times each (with the round's index) and returns the ratio of
+/// their times × 1000: one sample of an interleaved benchmark.
+func interleavedRatio(
+    rounds: Int, raw: (Int) async throws -> Void, pipeline: (Int) async throws -> Void
+) async throws -> Int {
+    let clock = ContinuousClock()
+    var start = clock.now
+    for index in 0..<rounds { try await raw(index) }
+    let rawTime = clock.now - start
+    start = clock.now
+    for index in 0..<rounds { try await pipeline(index) }
+    return Int((clock.now - start) / rawTime * 1_000)
 }
 
 /// Everything the benchmarks share, made once: an origin, a store with the image under 1,000

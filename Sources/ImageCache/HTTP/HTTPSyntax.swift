@@ -40,7 +40,7 @@ enum HTTPSyntax {
         guard let first = text.utf8.first, let last = text.utf8.last, isWhitespace(first) || isWhitespace(last) else {
             return text
         }
-        return string(trimming(Array(text.utf8)[...]))
+        return trimmed(text[...])
     }
 
     /// `text` without leading and trailing optional whitespace.
@@ -51,22 +51,17 @@ enum HTTPSyntax {
 
     /// Compares two field names the way HTTP does: ASCII letters without regard to case.
     static func namesEqual(_ lhs: String, _ rhs: String) -> Bool {
-        let left = lhs.utf8
-        let right = rhs.utf8
-        guard left.count == right.count else { return false }
-        // Header lookups compare names constantly; over contiguous bytes (every native string) this
-        // is a plain loop, where zipping the two UTF-8 views cost a call per byte.
-        let compared = left.withContiguousStorageIfAvailable { leftBytes in
-            right.withContiguousStorageIfAvailable { rightBytes in
-                for offset in 0..<leftBytes.count
-                where asciiLowercase(leftBytes[offset]) != asciiLowercase(rightBytes[offset]) {
-                    return false
-                }
-                return true
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        // Header lookups compare names constantly; over the contiguous bytes `withUTF8` lends (a
+        // native string's own, without copying) this is a plain loop, where zipping the two UTF-8
+        // views cost a call per byte.
+        var left = lhs
+        var right = rhs
+        return left.withUTF8 { leftBytes in
+            right.withUTF8 { rightBytes in
+                !zip(leftBytes, rightBytes).contains { asciiLowercase($0) != asciiLowercase($1) }
             }
         }
-        if let compared = compared ?? nil { return compared }
-        return zip(left, right).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
     }
 
     /// ASCII-only lowercasing: field names and directive names are ASCII, and locale rules must not apply.

@@ -26,8 +26,9 @@ struct StoredFreshness: Sendable, Hashable {
         var plain = evaluator
         plain.override = .none
         let directives = stored.cacheControl
-        headerLifetime = plain.lifetimeSeconds(of: stored, directives: directives)
-        ageAtReceipt = plain.ageSeconds(of: stored, now: stored.responseTime)
+        let facts = plain.facts(of: stored, directives: directives)
+        headerLifetime = facts.lifetime
+        ageAtReceipt = facts.ageAtReceipt
         heuristicFraction = evaluator.heuristicFraction
         maximumHeuristicLifetime = Self.seconds(evaluator.maximumHeuristicLifetime)
         varies = stored.headers.contains("Vary")

@@ -35,14 +35,12 @@ extension ImagePipeline {
         /// The key `request` is cached under: its own ``ImageRequest/cacheKey``, else ``cacheKey``'s
         /// for its URL, else the whole URL.
         public func key(for request: ImageRequest) -> String {
-            memoryKey(for: request).string
+            request.cacheKey ?? cacheKey?(request.url) ?? request.urlKey.string
         }
 
         /// ``key(for:)`` with its hash; for the default key, the one the request computed once.
         func memoryKey(for request: ImageRequest) -> CacheKey {
-            if let key = request.cacheKey { return CacheKey(key) }
-            if let cacheKey { return CacheKey(cacheKey(request.url)) }
-            return request.urlKey
+            request.cacheKey == nil && cacheKey == nil ? request.urlKey : CacheKey(key(for: request))
         }
     }
 }

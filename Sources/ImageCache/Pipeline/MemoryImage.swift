@@ -52,17 +52,13 @@ final class CachedImage: Sendable {
     private static func reuse(
         of http: StoredResponse, _ evaluator: CachePolicyEvaluator, _ now: Date, summary: StoredFreshness?
     ) -> Reuse? {
-        let facts: FreshnessFacts
-        if let summary, let summarised = summary.facts(under: evaluator, status: http.status, responseTime: http.responseTime) {
-            guard !summary.varies, !summary.noCache else { return nil }
-            facts = summarised
-        } else {
-            guard !http.headers.contains("Vary") else { return nil }
-            let directives = http.cacheControl
-            guard directives.noCache == nil else { return nil }
-            facts = evaluator.facts(of: http, directives: directives)
+        // The disk tier's summary when it was made under these heuristic settings, else one made
+        // from the headers now: one judgement either way.
+        func judged(_ summary: StoredFreshness) -> FreshnessFacts? {
+            summary.facts(under: evaluator, status: http.status, responseTime: http.responseTime)
         }
-        guard facts.isFresh(at: now) else { return nil }
+        let usable = summary.flatMap { judged($0) == nil ? nil : $0 } ?? StoredFreshness(http, evaluator: evaluator)
+        guard !usable.varies, !usable.noCache, let facts = judged(usable), facts.isFresh(at: now) else { return nil }
         return Reuse(until: facts.expirationDate ?? .distantFuture, override: evaluator.override, facts: facts)
     }
 
