@@ -42,9 +42,9 @@ struct PurgeTests {
             }
         }
         try await store.put(entries(old: true))
-        try await Task.sleep(for: .seconds(1.5))
+        try await Task.sleep(for: .seconds(3))
         let midpoint = Date()
-        try await Task.sleep(for: .seconds(1.5))
+        try await Task.sleep(for: .seconds(3))
         try await store.put(entries(old: false))
         _ = try store.get(items[0].key)  // entry 1 becomes the most recently read
         store.close()
@@ -52,7 +52,7 @@ struct PurgeTests {
     }
 
     /// `AGE` in a case's arguments: the time since `midpoint`, so "older than AGE" splits the
-    /// batches however long the machine takes to start cachectl (up to 1.5 s).
+    /// batches however long the machine takes to start cachectl (up to 3 s).
     static func resolve(_ arguments: [String], midpoint: Date) -> [String] {
         arguments.map { $0 == "AGE" ? String(format: "%.3fs", Date().timeIntervalSince(midpoint)) : $0 }
     }
