@@ -1,20 +1,47 @@
+#if os(Linux)
 import Synchronization
+#else
+import Foundation
+#endif
 
 /// A value guarded by a lock: how this module shares mutable state between threads.
 ///
-/// The lock is the standard library's `Mutex` (a futex on Linux, inlined; `NSLock` cost a dynamic
-/// call and a `pthread_mutex` each way, a fifth of a memory hit). It guards no value of its own
-/// because it would demand `sending` state and results; `@unchecked Sendable` is sound because
-/// `state` is only touched inside `withLock`, with `lock` held.
+/// On Linux the lock is the standard library's `Mutex` (a futex, inlined; `NSLock` cost a dynamic
+/// call and a `pthread_mutex` each way, a fifth of a memory hit). Elsewhere it is `NSLock`: the
+/// standard library's `Mutex` needs macOS 15 / iOS 18, above the package's deployment targets.
+///
+/// The state lives behind a pointer rather than in a stored `var`: a class's stored property
+/// passed `inout` is checked for exclusive access at run time on every call, which cost as much
+/// as the lock itself on a memory hit; the lock already guarantees exclusivity.
+///
+/// `@unchecked Sendable` is sound because `state` is only touched inside `withLock`, with `lock`
+/// held (the standard library's `Mutex` is not used to hold the state itself because it would
+/// demand `sending` state and results).
 final class Mutex<State>: @unchecked Sendable {
+    #if os(Linux)
     private let lock = Synchronization.Mutex<Void>(())
-    private var state: State
+    #else
+    private let lock = NSLock()
+    #endif
+    private let state: UnsafeMutablePointer<State>
 
     init(_ initial: State) {
-        state = initial
+        state = .allocate(capacity: 1)
+        state.initialize(to: initial)
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-        try lock.withLock { _ in try body(&state) }
+        #if os(Linux)
+        try lock.withLock { _ in try body(&state.pointee) }
+        #else
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state.pointee)
+        #endif
     }
 }

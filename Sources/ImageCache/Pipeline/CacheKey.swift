@@ -16,6 +16,13 @@ struct CacheKey: Hashable, Sendable {
         hasher.combine(hash)
     }
 
+    func _rawHashValue(seed: Int) -> Int {
+        var mixed = UInt64(UInt(bitPattern: hash ^ seed))
+        mixed = (mixed ^ (mixed >> 32)) &* 0xD6E8_FEB8_6659_FD93
+        mixed = (mixed ^ (mixed >> 32)) &* 0xD6E8_FEB8_6659_FD93
+        return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
+    }
+
     static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
         lhs.hash == rhs.hash && lhs.string == rhs.string
     }
