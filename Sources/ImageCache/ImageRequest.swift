@@ -25,34 +25,90 @@ public struct ImageRequest: Sendable, Hashable {
 
     /// The image's URL.
     public var url: URL {
-        didSet { urlKey = CacheKey(url.absoluteString) }
+        get { storage.fields.url }
+        set { update { $0.url = newValue } }
     }
     /// `url.absoluteString` as a hashed key, kept beside it: the default cache key, which a memory
     /// hit needs on every call and which `URL` rebuilds (allocating) each time it is asked.
-    private(set) var urlKey: CacheKey
+    var urlKey: CacheKey { storage.urlKey }
     /// Extra request headers (`Authorization`, `Accept`, `Cache-Control: no-cache` …).
-    public var headers: HeaderFields
+    public var headers: HeaderFields {
+        get { storage.fields.headers }
+        set { update { $0.headers = newValue } }
+    }
     /// How the shared caches are used. ``CachePolicy/persistent(_:)`` by default.
-    public var policy: CachePolicy
+    public var policy: CachePolicy {
+        get { storage.fields.policy }
+        set { update { $0.policy = newValue } }
+    }
     /// Fetch priority. ``Priority/normal`` by default.
-    public var priority: Priority
+    public var priority: Priority {
+        get { storage.fields.priority }
+        set { update { $0.priority = newValue } }
+    }
     /// The cache key, when it should not be the URL (for example a signed URL without its token).
     /// When nil, the pipeline's ``ImagePipeline/Configuration/cacheKey`` function decides.
-    public var cacheKey: String?
+    public var cacheKey: String? {
+        get { storage.fields.cacheKey }
+        set { update { $0.cacheKey = newValue } }
+    }
     /// Whether the network may be used.
-    public var networkAccess: NetworkAccess
+    public var networkAccess: NetworkAccess {
+        get { storage.fields.networkAccess }
+        set { update { $0.networkAccess = newValue } }
+    }
+
+    /// The fields, in one immutable box: a request is copied on every load, and copying the
+    /// fields themselves costs a reference-count operation per URL, string and header list; the
+    /// box costs one. A change makes a new box (requests are built once and rarely changed).
+    private var storage: Storage
 
     /// Creates a request.
     public init(
         url: URL, headers: HeaderFields = [:], policy: CachePolicy = .persistent(), priority: Priority = .normal,
         cacheKey: String? = nil, networkAccess: NetworkAccess = .allowed
     ) {
-        self.url = url
-        urlKey = CacheKey(url.absoluteString)
-        self.headers = headers
-        self.policy = policy
-        self.priority = priority
-        self.cacheKey = cacheKey
-        self.networkAccess = networkAccess
+        storage = Storage(
+            Fields(
+                url: url, headers: headers, policy: policy, priority: priority, cacheKey: cacheKey,
+                networkAccess: networkAccess))
+    }
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var fields = storage.fields
+        change(&fields)
+        storage = Storage(fields, urlKey: fields.url == storage.fields.url ? storage.urlKey : nil)
+    }
+
+    public static func == (lhs: ImageRequest, rhs: ImageRequest) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage.fields)
+    }
+}
+
+extension ImageRequest {
+    /// What makes a request what it is, for equality and hashing.
+    private struct Fields: Hashable, Sendable {
+        var url: URL
+        var headers: HeaderFields
+        var policy: CachePolicy
+        var priority: Priority
+        var cacheKey: String?
+        var networkAccess: NetworkAccess
+    }
+
+    /// An ``ImageRequest``'s fields and its URL's key, never changed once made.
+    private final class Storage: Sendable {
+        let fields: Fields
+        let urlKey: CacheKey
+
+        /// - Parameter urlKey: the key of `fields.url` when already known, else computed here.
+        init(_ fields: Fields, urlKey: CacheKey? = nil) {
+            self.fields = fields
+            self.urlKey = urlKey ?? CacheKey(fields.url.absoluteString)
+        }
     }
 }
