@@ -39,14 +39,26 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Loads the image for `request`; `progress` hears about body bytes as they arrive.
+    ///
+    /// A memory hit is answered on the caller's executor, without a hop: from the main actor it
+    /// costs what ``cachedImage(for:)`` costs. Anything else (disk, network) runs off the caller's
+    /// actor.
     /// - Throws: ``ImageLoadError``.
-    public func image(
+    public nonisolated(nonsending) func image(
         for request: ImageRequest, progress: (@Sendable (_ receivedBytes: Int, _ expectedBytes: Int?) -> Void)? = nil
     ) async throws -> ImageResponse {
         let cacheKey = configuration.memoryKey(for: request)
-        if let hit = memoryHit(for: request, cacheKey: cacheKey) ?? diskHit(for: request, cacheKey: cacheKey) {
-            return hit
-        }
+        if let hit = memoryHit(for: request, cacheKey: cacheKey) { return hit }
+        return try await loadBeyondMemory(request, cacheKey: cacheKey, progress: progress)
+    }
+
+    /// The disk fast path, then the coalesced load: off the caller's actor, since a disk read
+    /// or a fetch must not run on the main actor.
+    @concurrent
+    private func loadBeyondMemory(
+        _ request: ImageRequest, cacheKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
+    ) async throws -> ImageResponse {
+        if let hit = diskHit(for: request, cacheKey: cacheKey) { return hit }
         return try await coalescedLoad(request, cacheKey: cacheKey, progress: progress)
     }
 
