@@ -70,6 +70,29 @@ struct MemoryFastPathTests {
         #expect(fixture.originHits("/c.png") == 1)
     }
 
+    @Test("from the main actor a memory hit never gives the actor up; a disk read runs off it")
+    @MainActor
+    func mainActorCaller() async throws {
+        let fixture = try await PipelineFixture(handler: Self.revalidating(maxAge: 3600))
+        let request = fixture.request("/m.png")
+        #expect(try await fixture.pipeline.image(for: request).source == .network)
+        // A main-actor job queued before a load runs before the load returns exactly when the
+        // load gave the main actor up (the main actor runs its jobs in order).
+        let interleaved = Flag()
+        Task { @MainActor in interleaved.isSet = true }
+        #expect(try await fixture.pipeline.image(for: request).source == .memory)
+        #expect(!interleaved.isSet, "a memory hit hopped off the main actor")
+        fixture.pipeline.removeAllFromMemory()
+        Task { @MainActor in interleaved.isSet = true }
+        #expect(try await fixture.pipeline.image(for: request).source == .disk)
+        #expect(interleaved.isSet, "a disk read ran on the main actor")
+    }
+
+    @MainActor
+    final class Flag {
+        var isSet = false
+    }
+
     @Test("a pipeline-wide cache key transform applies to memory hits too")
     func keyTransform() async throws {
         let origin = try await LoopbackOrigin.start(handler: Self.revalidating(maxAge: 3600))
