@@ -24,6 +24,10 @@ extension HTTPCache {
         public var maxBodyBytes: Int = 50 * 1024 * 1024
         /// Retries of transient failures, for idempotent methods only. None by default (`maxAttempts` 1).
         public var retry = RetryPolicy(maxAttempts: 1)
+        /// At most this many exchanges with origins at once; nil (the default) sets no limit. A
+        /// waiting exchange gets a slot by its task's priority, then in order, and keeps it until its
+        /// body has been read (or dropped); a retry waits for a slot again after its delay.
+        public var maxConcurrentFetches: Int?
         /// How long an exchange may go without progress. 30 s by default.
         public var requestTimeout: Duration = .seconds(30)
         /// Whether the cache answers like an HTTP intermediary when it can neither serve from storage

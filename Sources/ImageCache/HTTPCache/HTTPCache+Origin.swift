@@ -14,11 +14,14 @@ extension HTTPCache {
         for field in conditionalHeaders { outgoing.headers.append(field) }
         let requestTime = Date()
         let response: TransportResponse
+        let slot: FetchSlots.Slot?
         do {
-            response = try await send(outgoing, transaction)
+            (response, slot) = try await send(outgoing, transaction)
         } catch {
             return try answerFailure(error, fallback: fallback, transaction)
         }
+        // Held until the body has been read or dropped, whichever way this returns.
+        defer { slot?.release() }
         let responseTime = Date()
         let head = response.head
         if (500...599).contains(head.status),
@@ -34,7 +37,10 @@ extension HTTPCache {
             }
             // Validators of another representation: the stored one is not confirmed. A 304 says
             // nothing more, so fetch afresh; a 200 to HEAD shows the stored response is outdated (§4.3.5).
-            if head.status == 304 { return try await fetch(transaction, conditionalHeaders: [:], candidate: nil) }
+            if head.status == 304 {
+                slot?.release()  // the new exchange takes a slot of its own
+                return try await fetch(transaction, conditionalHeaders: [:], candidate: nil)
+            }
             try await remove([transaction.key])
         }
         if transaction.evaluator.invalidatesStoredResponses(request: transaction.head, status: head.status) {
@@ -48,6 +54,7 @@ extension HTTPCache {
         } catch {
             return try answerFailure(error, fallback: fallback, transaction)
         }
+        slot?.release()  // the exchange is over; storing needs no slot
         var stored: StoredResponse?
         if transaction.request.mode == .default, transaction.evaluator.isStorable(head, for: transaction.head) {
             let entry = StoredEntry(

@@ -10,8 +10,9 @@ extension HTTPCache {
     private static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
 
     /// Sends `head` through the transport, retrying transient failures and statuses as
-    /// ``Configuration/retry`` allows; returns once a response head has arrived.
-    func send(_ head: HTTPRequestHead, _ transaction: Transaction) async throws -> TransportResponse {
+    /// ``Configuration/retry`` allows; returns once a response head has arrived, with the fetch slot
+    /// the exchange holds (nil without a limit), which the caller releases once done with the body.
+    func send(_ head: HTTPRequestHead, _ transaction: Transaction) async throws -> (TransportResponse, FetchSlots.Slot?) {
         let retry = configuration.retry
         let request = TransportRequest(
             url: transaction.request.url, head: head, body: transaction.request.body,
@@ -20,14 +21,20 @@ extension HTTPCache {
         while true {
             try Task.checkCancellation()
             let mayRetry = Self.idempotentMethods.contains(head.method) && attempt < retry.maxAttempts
+            let slot = try await fetchSlots?.acquire()
             do {
                 let response = try await configuration.transport.send(request)
-                guard mayRetry, RetryPolicy.transientStatuses.contains(response.head.status) else { return response }
+                guard mayRetry, RetryPolicy.transientStatuses.contains(response.head.status) else { return (response, slot) }
                 // The abandoned body's stream ends when `response` goes, which cancels its transfer.
+                slot?.release()
                 let retryAfter = RetryPolicy.retryAfter(response.head.headers.firstValue(for: "Retry-After"), now: Date())
                 try await Task.sleep(for: retry.delay(afterAttempt: attempt, retryAfter: retryAfter))
             } catch let error as URLError where error.isTransient && mayRetry {
+                slot?.release()
                 try await Task.sleep(for: retry.delay(afterAttempt: attempt, retryAfter: nil))
+            } catch {
+                slot?.release()
+                throw error
             }
             attempt += 1
         }

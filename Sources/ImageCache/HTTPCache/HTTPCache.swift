@@ -32,10 +32,13 @@ public final class HTTPCache: Sendable {
     let memory: MemoryCache<String, StoredEntry>?
     let disk: DiskTier?
     let background = BackgroundWork()
+    /// Slots for exchanges with origins, when ``Configuration/maxConcurrentFetches`` sets a limit.
+    let fetchSlots: FetchSlots?
 
     /// Creates a cache.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        fetchSlots = configuration.maxConcurrentFetches.map { FetchSlots(limit: $0) }
         memory =
             configuration.memoryCostLimit > 0
             ? MemoryCache(costLimit: configuration.memoryCostLimit, countLimit: configuration.memoryCountLimit) : nil

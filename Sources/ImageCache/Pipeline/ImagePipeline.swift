@@ -28,9 +28,8 @@ public final class ImagePipeline: Sendable {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         memory = MemoryCache(costLimit: configuration.memoryCostLimit, countLimit: configuration.memoryCountLimit)
-        let transport = FetchLimitingTransport(
-            base: configuration.transport, slots: FetchSlots(limit: configuration.maxConcurrentFetches))
-        var http = HTTPCache.Configuration(store: configuration.diskCache, transport: transport)
+        var http = HTTPCache.Configuration(store: configuration.diskCache, transport: configuration.transport)
+        http.maxConcurrentFetches = configuration.maxConcurrentFetches
         http.maxBodyBytes = configuration.maxBodyBytes
         http.retry = configuration.retry
         http.requestTimeout = configuration.requestTimeout
