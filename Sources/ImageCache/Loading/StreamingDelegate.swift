@@ -1,0 +1,116 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Routes URLSession's delegate callbacks to each request's head continuation and body stream.
+/// State is per task identifier, behind a lock (`Mutex`).
+///
+/// A small body with a known length (see ``onePieceLimit``) is gathered here and handed over whole,
+/// together with its head, when the transfer completes: the head's continuation is resumed once
+/// the stream already holds the body and its end. Each resumption wakes the reading task on another
+/// thread; head, chunk and end separately cost three wake-ups where URLSession's own
+/// `data(from:)` costs one. Refusing a bomb or an HTML page from its first bytes matters for large
+/// bodies, which still stream as they arrive.
+final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private struct Exchange {
+        var head: CheckedContinuation<TransportResponse, any Error>?
+        let body: AsyncThrowingStream<Data, any Error>
+        let chunks: AsyncThrowingStream<Data, any Error>.Continuation
+        /// A small body being gathered, with the response its head waits to deliver.
+        var gathering: Gathering?
+    }
+
+    private struct Gathering {
+        var data: Data
+        let response: TransportResponse
+    }
+
+    /// What one callback decided to deliver, done after the lock is dropped.
+    private struct Delivery {
+        var head: (CheckedContinuation<TransportResponse, any Error>, Result<TransportResponse, any Error>)?
+        var chunk: Data?
+        var end: Result<Void, any Error>?
+        let chunks: AsyncThrowingStream<Data, any Error>.Continuation
+
+        /// The chunk and the end first, so a reader woken by the head finds the body waiting.
+        func perform() {
+            if let chunk { chunks.yield(chunk) }
+            switch end {
+            case .success: chunks.finish()
+            case let .failure(error): chunks.finish(throwing: error)
+            case nil: break
+            }
+            if let (continuation, result) = head { continuation.resume(with: result) }
+        }
+    }
+
+    /// Bodies announced at this size or less are delivered in one piece, with their head.
+    static let onePieceLimit = 256 * 1024
+
+    private let exchanges = Mutex<[Int: Exchange]>([:])
+
+    func register(
+        _ task: URLSessionTask, head: CheckedContinuation<TransportResponse, any Error>,
+        body: AsyncThrowingStream<Data, any Error>, chunks: AsyncThrowingStream<Data, any Error>.Continuation
+    ) {
+        exchanges.withLock { $0[task.taskIdentifier] = Exchange(head: head, body: body, chunks: chunks) }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let http = response as? HTTPURLResponse
+        var headers = HeaderFields()
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            headers.append(String(describing: name), String(describing: value))
+        }
+        let head = HTTPResponseHead(status: http?.statusCode ?? 0, headers: headers)
+        let expected = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil
+        let delivery = exchanges.withLock { exchanges -> Delivery? in
+            let id = dataTask.taskIdentifier
+            guard let exchange = exchanges[id], let continuation = exchange.head else { return nil }
+            let transportResponse = TransportResponse(head: head, body: exchange.body, expectedLength: expected)
+            if let expected, expected > 0, expected <= Self.onePieceLimit {
+                exchanges[id]?.gathering = Gathering(
+                    data: Data(capacity: expected), response: transportResponse)
+                return nil
+            }
+            exchanges[id]?.head = nil
+            return Delivery(head: (continuation, .success(transportResponse)), chunks: exchange.chunks)
+        }
+        delivery?.perform()
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let delivery = exchanges.withLock { exchanges -> Delivery? in
+            let id = dataTask.taskIdentifier
+            guard let chunks = exchanges[id]?.chunks else { return nil }
+            guard exchanges[id]?.gathering != nil else { return Delivery(chunk: data, chunks: chunks) }
+            // Appended in place: a copy of the exchange would make every append copy the body.
+            exchanges[id]?.gathering?.data.append(data)
+            return nil
+        }
+        delivery?.perform()
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        let end: Result<Void, any Error> = error.map { .failure($0) } ?? .success(())
+        var delivery = Delivery(end: end, chunks: exchange.chunks)
+        if let continuation = exchange.head {
+            if let gathering = exchange.gathering, error == nil {
+                // The whole exchange, once the transfer is over (so its connection is free for the
+                // next request). A body short of its announced length reaches the reader, which judges it.
+                delivery.head = (continuation, .success(gathering.response))
+                if !gathering.data.isEmpty { delivery.chunk = gathering.data }
+            } else {
+                delivery.head = (continuation, .failure(error ?? URLError(.badServerResponse)))
+            }
+        }
+        delivery.perform()
+    }
+}
