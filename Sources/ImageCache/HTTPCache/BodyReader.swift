@@ -15,14 +15,20 @@ struct BodyReader {
             throw HTTPCacheError.bodyTooLarge(limit: maxBodyBytes)
         }
         var body = Data()
-        if let expected = response.expectedLength { body.reserveCapacity(expected) }
         var settled = false
         // Leaving this loop early (by throwing) ends the stream, which cancels the transfer.
         for try await chunk in response.body {
-            body.append(chunk)
+            if body.isEmpty, chunk.count >= response.expectedLength ?? .max {
+                body = chunk  // the whole body in one piece (small bodies arrive so): no copy
+            } else {
+                if body.isEmpty, let expected = response.expectedLength { body.reserveCapacity(expected) }
+                body.append(chunk)
+            }
             if body.count > maxBodyBytes { throw HTTPCacheError.bodyTooLarge(limit: maxBodyBytes) }
             progress?(body.count, response.expectedLength)
-            if !settled {
+            // A complete body is judged whole by `finish` below; a look at it as a prefix first
+            // would only repeat the work.
+            if !settled, body.count < response.expectedLength ?? .max {
                 settled = try Self.refusing { try acceptor.inspectPrefix(body, of: head) } == .sufficient
             }
         }
