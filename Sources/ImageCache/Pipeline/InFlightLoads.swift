@@ -35,7 +35,7 @@ final class InFlightLoads: Sendable {
                     shared.finish(result)
                 })
         }
-        return try await shared.wait(id: UUID(), progress: progress)
+        return try await shared.wait(progress: progress)
     }
 
     /// Loads in flight now.

@@ -9,9 +9,9 @@ final class SharedLoad: Sendable {
     typealias ProgressHandler = @Sendable (_ receivedBytes: Int, _ expectedBytes: Int?) -> Void
 
     private struct State {
-        var waiters: [UUID: CheckedContinuation<ImageResponse, any Error>] = [:]
-        var progress: [UUID: ProgressHandler] = [:]
-        var departed: Set<UUID> = []
+        var waiters: [Int: CheckedContinuation<ImageResponse, any Error>] = [:]
+        var progress: [Int: ProgressHandler] = [:]
+        var departed: Set<Int> = []
         var result: Result<ImageResponse, any Error>?
         var work: Task<Void, Never>?
         var joined = 0
@@ -26,12 +26,16 @@ final class SharedLoad: Sendable {
         state.withLock { $0.work = work }
     }
 
-    /// Waits for the result as waiter `id`; cancelling the calling task leaves the load.
-    func wait(id: UUID, progress: ProgressHandler?) async throws -> ImageResponse {
-        try await withTaskCancellationHandler {
+    /// Waits for the result; cancelling the calling task leaves the load.
+    func wait(progress: ProgressHandler?) async throws -> ImageResponse {
+        // Waiters are numbered in joining order (a `UUID` cost a `getrandom` system call).
+        let id = state.withLock { state in
+            state.joined += 1
+            return state.joined
+        }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let immediate: Result<ImageResponse, any Error>? = state.withLock { state in
-                    state.joined += 1
                     if let result = state.result { return result }
                     if state.departed.contains(id) { return .failure(CancellationError()) }
                     state.waiters[id] = continuation
@@ -45,7 +49,7 @@ final class SharedLoad: Sendable {
         }
     }
 
-    private func leave(_ id: UUID) {
+    private func leave(_ id: Int) {
         let (continuation, abandoned): (CheckedContinuation<ImageResponse, any Error>?, Task<Void, Never>?) = state.withLock { state in
             state.progress[id] = nil
             guard let continuation = state.waiters.removeValue(forKey: id) else {
