@@ -19,7 +19,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The largest share of ``costLimit`` one entry may take. 0.25 by default.
     public let maxEntryCostFraction: Double
 
-    private let list: Mutex<LRUList<Key, Value>>
+    @usableFromInline let list: Mutex<LRUList<Key, Value>>
 
     /// The default cost limit: a quarter of physical memory, at most 512 MiB.
     public static var defaultCostLimit: Int {
@@ -35,19 +35,19 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// The value for `key`, marking it most recently used.
-    public func value(for key: Key) -> Value? {
+    @inlinable public func value(for key: Key) -> Value? {
         list.withLock { $0.value(for: key) }
     }
 
     /// Whether `key` is cached, without marking it used.
-    public func contains(_ key: Key) -> Bool {
+    @inlinable public func contains(_ key: Key) -> Bool {
         list.withLock { $0.contains(key) }
     }
 
     /// Stores `value` under `key` at `cost` (for images, width × height × 4 when known, else bytes).
     /// - Returns: false when the entry was too costly to keep (any older value for `key` is removed).
     @discardableResult
-    public func set(_ value: Value, for key: Key, cost: Int) -> Bool {
+    @inlinable public func set(_ value: Value, for key: Key, cost: Int) -> Bool {
         let cost = max(0, cost)
         guard Double(cost) <= Double(costLimit) * maxEntryCostFraction, countLimit > 0 else {
             _ = list.withLock { $0.remove(key) }
@@ -70,18 +70,18 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Removes the value for `key`, returning it.
     @discardableResult
-    public func removeValue(for key: Key) -> Value? {
+    @inlinable public func removeValue(for key: Key) -> Value? {
         list.withLock { $0.remove(key) }
     }
 
     /// Removes everything.
-    public func removeAll() {
+    @inlinable public func removeAll() {
         list.withLock { $0.removeAll() }
     }
 
     /// Entries currently cached.
-    public var count: Int { list.withLock { $0.count } }
+    @inlinable public var count: Int { list.withLock { $0.count } }
 
     /// The summed cost of the cached entries.
-    public var totalCost: Int { list.withLock { $0.totalCost } }
+    @inlinable public var totalCost: Int { list.withLock { $0.totalCost } }
 }

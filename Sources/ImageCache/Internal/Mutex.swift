@@ -17,15 +17,16 @@ import Foundation
 /// `@unchecked Sendable` is sound because `state` is only touched inside `withLock`, with `lock`
 /// held (the standard library's `Mutex` is not used to hold the state itself because it would
 /// demand `sending` state and results).
+@usableFromInline
 final class Mutex<State>: @unchecked Sendable {
     #if os(Linux)
-    private let lock = Synchronization.Mutex<Void>(())
+    @usableFromInline let lock = Synchronization.Mutex<Void>(())
     #else
-    private let lock = NSLock()
+    @usableFromInline let lock = NSLock()
     #endif
-    private let state: UnsafeMutablePointer<State>
+    @usableFromInline let state: UnsafeMutablePointer<State>
 
-    init(_ initial: State) {
+    @usableFromInline init(_ initial: State) {
         state = .allocate(capacity: 1)
         state.initialize(to: initial)
     }
@@ -35,7 +36,7 @@ final class Mutex<State>: @unchecked Sendable {
         state.deallocate()
     }
 
-    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    @inlinable func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         #if os(Linux)
         try lock.withLock { _ in try body(&state.pointee) }
         #else
