@@ -83,7 +83,7 @@ let benchmarks: @Sendable () -> Void = {
         // that noise is larger than the difference being measured. Here each sample alternates 200
         // raw gets and 200 pipeline disk hits of the same entries and records their ratio.
         let fixture = Fixture.shared
-        let ratio = try await interleavedRatio(rounds: 200) { index in
+        let ratio = try await interleavedRatio(blockSize: 200) { index in
             guard let entry = try fixture.store.get(fixture.diskKeys[index]) else { throw Fixture.Failure.miss }
             blackHole(entry)
         } pipeline: { index in
@@ -138,11 +138,11 @@ let benchmarks: @Sendable () -> Void = {
     let fetchRatio = BenchmarkMetric.custom("pipeline fetch / raw fetch (x1000)", polarity: .prefersSmaller, useScalingFactor: false)
     Benchmark(
         "loopback fetch vs raw URLSession, interleaved",
-        configuration: .init(metrics: [fetchRatio], warmupIterations: 3, maxDuration: .seconds(10), maxIterations: 100)
+        configuration: .init(metrics: [fetchRatio], warmupIterations: 3, maxDuration: .seconds(15), maxIterations: 200)
     ) { benchmark in
-        // As for disk hits: 20 raw fetches, then 20 through the pipeline, one ratio per sample.
+        // As for disk hits, but alternating fetch by fetch: 20 pairs, one ratio per sample.
         let fixture = Fixture.shared
-        let ratio = try await interleavedRatio(rounds: 20) { _ in
+        let ratio = try await interleavedRatio(blocks: 20, blockSize: 1) { _ in
             let (data, _) = try await fixture.session.data(from: fixture.origin.url("/raw.jpg"))
             guard data.count == Fixture.image.count else { throw Fixture.Failure.miss }
             blackHole(data)
@@ -168,18 +168,28 @@ let benchmarks: @Sendable () -> Void = {
     }
 }
 
-/// Runs `raw` then `pipeline` `rounds` times each (with the round's index) and returns the ratio of
-/// their times × 1000: one sample of an interleaved benchmark.
+/// One sample of an interleaved benchmark: `blocks` times, `raw` then `pipeline` `blockSize` times
+/// each (with the operation's index), and the ratio of their summed times × 1000.
+///
+/// Alternating in small blocks puts both sides under the same machine conditions: on a shared
+/// machine the speed drifts within tens of milliseconds. Blocks of one operation suit slow ones (a
+/// fetch); fast ones (a disk hit) use one block of many, so the clock reads do not dilute the ratio.
 func interleavedRatio(
-    rounds: Int, raw: (Int) async throws -> Void, pipeline: (Int) async throws -> Void
+    blocks: Int = 1, blockSize: Int, raw: (Int) async throws -> Void, pipeline: (Int) async throws -> Void
 ) async throws -> Int {
     let clock = ContinuousClock()
-    var start = clock.now
-    for index in 0..<rounds { try await raw(index) }
-    let rawTime = clock.now - start
-    start = clock.now
-    for index in 0..<rounds { try await pipeline(index) }
-    return Int((clock.now - start) / rawTime * 1_000)
+    var rawTime = Duration.zero
+    var pipelineTime = Duration.zero
+    for block in 0..<blocks {
+        let first = block * blockSize
+        var start = clock.now
+        for index in first..<(first + blockSize) { try await raw(index) }
+        rawTime += clock.now - start
+        start = clock.now
+        for index in first..<(first + blockSize) { try await pipeline(index) }
+        pipelineTime += clock.now - start
+    }
+    return Int(pipelineTime / rawTime * 1_000)
 }
 
 /// Everything the benchmarks share, made once: an origin, a store with the image under 1,000
