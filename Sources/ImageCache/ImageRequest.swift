@@ -31,6 +31,9 @@ public struct ImageRequest: Sendable, Hashable {
     /// `url.absoluteString` as a hashed key, kept beside it: the default cache key, which a memory
     /// hit needs on every call and which `URL` rebuilds (allocating) each time it is asked.
     var urlKey: CacheKey { storage.urlKey }
+    /// Whether the request carries headers of its own, asked without copying them out (which costs
+    /// a retain and a release on every memory hit).
+    var hasOwnHeaders: Bool { !storage.fields.headers.isEmpty }
     /// Extra request headers (`Authorization`, `Accept`, `Cache-Control: no-cache` …).
     public var headers: HeaderFields {
         get { storage.fields.headers }

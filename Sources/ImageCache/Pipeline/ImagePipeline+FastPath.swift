@@ -16,7 +16,7 @@ extension ImagePipeline {
         case .duringAppSession:
             return memory.value(for: cacheKey)?.memoryResponse
         case let .persistent(override):
-            guard request.headers.isEmpty, let image = memory.value(for: cacheKey), let reuse = image.reuse,
+            guard !request.hasOwnHeaders, let image = memory.value(for: cacheKey), let reuse = image.reuse,
                 reuse.override == override, Date() < reuse.until
             else { return nil }
             return image.memoryResponse
@@ -29,7 +29,7 @@ extension ImagePipeline {
     ///
     /// A storage error is not reported here: the slow path reads again and reports it.
     func diskHit(for request: ImageRequest, cacheKey: CacheKey) -> ImageResponse? {
-        guard case let .persistent(override) = request.policy, request.headers.isEmpty,
+        guard case let .persistent(override) = request.policy, !request.hasOwnHeaders,
             let disk = http.disk, let entry = try? disk.read(cacheKey.string), entry.response.status == 200,
             let info = ImageInfo(entry.description)
         else { return nil }
