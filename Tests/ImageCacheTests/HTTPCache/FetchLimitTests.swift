@@ -54,7 +54,9 @@ struct FetchLimitTests {
         }
         defer { Task { await origin.stop() } }
         let folder = TemporaryDirectory("fetch-limit")
-        let cache = Self.cache(limit: 2, store: try PersistentStore(directory: folder.url))
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        let cache = Self.cache(limit: 2, store: store)
         let loads = (0..<5).map { index in
             Task { try await cache.response(for: HTTPCacheRequest(url: origin.url("/limit/\(index)"))) }
         }
@@ -82,6 +84,7 @@ struct FetchLimitTests {
         defer { Task { await origin.stop() } }
         let folder = TemporaryDirectory("fetch-limit-304")
         let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
         // Stored with ETag "a" through a cache without a limit.
         _ = try await HTTPCache(configuration: .init(store: store)).response(for: HTTPCacheRequest(url: origin.url("/s")))
         let cache = Self.cache(limit: 1, store: store)

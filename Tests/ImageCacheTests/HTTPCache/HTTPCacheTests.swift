@@ -31,6 +31,7 @@ struct HTTPCacheTests {
         func hits(_ path: String) -> Int { origin.requests.filter { $0.path == path }.count }
 
         deinit {
+            store.close()  // before the folder goes
             let origin = origin
             Task { await origin.stop() }
         }

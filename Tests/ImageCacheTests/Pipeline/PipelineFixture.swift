@@ -41,6 +41,8 @@ final class PipelineFixture: Sendable {
     }
 
     deinit {
+        // Closed before the folder goes, so no late flush writes into a removed folder.
+        store.close()
         let origin = origin
         Task { await origin.stop() }
     }
