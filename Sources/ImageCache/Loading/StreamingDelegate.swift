@@ -88,11 +88,10 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let delivery = exchanges.withLock { exchanges -> Delivery? in
             let id = dataTask.taskIdentifier
-            guard let chunks = exchanges[id]?.chunks else { return nil }
-            guard exchanges[id]?.gathering != nil else { return Delivery(chunk: data, chunks: chunks) }
-            // Appended in place: a copy of the exchange would make every append copy the body.
-            exchanges[id]?.gathering?.data.append(data)
-            return nil
+            // Appended in place when the body is being gathered: a copy of the exchange would make
+            // every append copy the body.
+            if exchanges[id]?.gathering?.data.append(data) != nil { return nil }
+            return exchanges[id].map { Delivery(chunk: data, chunks: $0.chunks) }
         }
         delivery?.perform()
     }

@@ -57,8 +57,15 @@ final class CachedImage: Sendable {
         func judged(_ summary: StoredFreshness) -> FreshnessFacts? {
             summary.facts(under: evaluator, status: http.status, responseTime: http.responseTime)
         }
-        let usable = summary.flatMap { judged($0) == nil ? nil : $0 } ?? StoredFreshness(http, evaluator: evaluator)
-        guard !usable.varies, !usable.noCache, let facts = judged(usable), facts.isFresh(at: now) else { return nil }
+        let usable: StoredFreshness
+        let facts: FreshnessFacts?
+        if let summary, let summarised = judged(summary) {
+            (usable, facts) = (summary, summarised)
+        } else {
+            usable = StoredFreshness(http, evaluator: evaluator)
+            facts = judged(usable)
+        }
+        guard !usable.varies, !usable.noCache, let facts, facts.isFresh(at: now) else { return nil }
         return Reuse(until: facts.expirationDate ?? .distantFuture, override: evaluator.override, facts: facts)
     }
 
