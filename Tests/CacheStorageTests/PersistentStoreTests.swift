@@ -171,6 +171,36 @@ struct PersistentStoreTests {
         #expect(stats.misses == 1)
     }
 
+    @Test("peek reads like get but is not a read: no last access, LRU place or counter moves")
+    func peekIsNotARead() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        let (first, second) = (Self.entry(1), Self.entry(2))
+        try await store.put([first, second])
+        try await Task.sleep(for: .milliseconds(20))
+        _ = try store.get(second.key)
+        try await store.flush()
+        let recorded = try #require(try store.metadata(for: first.key)).lastAccess
+        try await Task.sleep(for: .milliseconds(20))
+
+        let peeked = try #require(try store.peek(first.key))
+        #expect(peeked.data == first.data)
+        #expect(peeked.metadata.lastAccess == recorded, "peek reports the recorded last access, not now")
+        #expect(try store.peek("absent") == nil)
+        try await store.flush()
+        #expect(try store.metadata(for: first.key)?.lastAccess == recorded)
+        #expect(try store.entries(matching: EntryQuery(order: .mostRecentlyUsed)).first?.key == second.key)
+        let stats = try store.statistics()
+        #expect(stats.hits == 1 && stats.misses == 0, "\(stats)")
+
+        // A read not yet flushed is what peek reports (recorded to the millisecond).
+        let read = try #require(try store.get(first.key))
+        let reported = try #require(try store.peek(first.key)).metadata.lastAccess
+        #expect(abs(reported.timeIntervalSince(read.metadata.lastAccess)) < 0.001)
+        #expect(reported > recorded)
+    }
+
     @Test("a digest collision never returns another key's entry")
     func digestCollision() async throws {
         let folder = TemporaryDirectory()

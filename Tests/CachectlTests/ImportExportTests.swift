@@ -1,3 +1,4 @@
+import CacheStorage
 import Foundation
 import TestSupport
 import Testing
@@ -57,6 +58,37 @@ struct ImportExportTests {
         let key = "\(Corpus.baseURL)/real/png/tux.png"
         let shown = try await Cachectl.run(["show", key, "--path", second.url.path])
         #expect(shown.output.contains("max-age=7200"), "the stored response came back: \(shown)")
+    }
+
+    @Test("an export is not a read: last accesses and the hit counter stay, and the manifest gives the recorded ones")
+    func exportIsNotARead() async throws {
+        let cache = TemporaryDirectory("export-unread-cache")
+        let export = TemporaryDirectory("export-unread-export")
+        try await Corpus.importInto(cache.url, subfolder: "real/png")
+        let store = try PersistentStore(directory: cache.url)
+        defer { store.close() }
+        let before = Dictionary(uniqueKeysWithValues: try store.entries().map { ($0.key, $0.lastAccess) })
+        let hitsBefore = try store.statistics().hits
+        #expect(!before.isEmpty)
+        // Past the manifest's one-second resolution, so a read during the export would show.
+        try await Task.sleep(for: .milliseconds(1_500))
+
+        let exported = try await Cachectl.run(["export", "--path", cache.url.path, "--to", export.url.path])
+        #expect(exported.status == 0, "\(exported)")
+
+        let after = Dictionary(uniqueKeysWithValues: try store.entries().map { ($0.key, $0.lastAccess) })
+        #expect(after == before, "the export moved last accesses")
+        #expect(try store.statistics().hits == hitsBefore)
+        let manifest = try JSONDecoder.snakeCase.decode(
+            [ManifestRow].self, from: Data(contentsOf: export.url.appendingPathComponent("manifest.json")))
+        #expect(manifest.count == before.count)
+        for row in manifest {
+            let recorded = try #require(before[row.key])
+            let written = try #require(row.lastAccess)
+            // The manifest keeps whole seconds: the recorded time, cut to the second.
+            let lag = recorded.timeIntervalSince(written)
+            #expect(lag >= 0 && lag < 1, "\(row.key): \(written) vs \(recorded)")
+        }
     }
 
     @Test("import refuses every must-reject file of corpus/bad found by sniff, header, policy or structure, and keeps going")

@@ -17,7 +17,8 @@ struct ExportCommand: AsyncParsableCommand {
             the file system, loads images lazily and uses nothing from the network. \
             Takes the same filters as purge. The folder must be new or empty.
 
-            Reading an entry's bytes counts as a read (its last access and the hit counter move).
+            An export does not count as a read: no entry's last access (so its place in eviction \
+            order) or the hit counter moves, and last_access is the one recorded before the export.
 
             Example:
               cachectl export --to ~/cache-export --host cdn.example.com --html

@@ -23,7 +23,7 @@ struct ExportWriter {
         for listed in entries {
             // The listing came from the index; another process may have removed or replaced the
             // entry since, so the bytes and the metadata that vouches for them are read together.
-            guard let entry = try store.get(listed.key) else {
+            guard let entry = try store.peek(listed.key) else {
                 vanished += 1
                 progress.advance()
                 continue

@@ -1,0 +1,99 @@
+import Foundation
+
+extension PersistentStore {
+    /// The entry for `key`, bytes and metadata, or nil. Records the read for LRU order.
+    ///
+    /// The bytes always have the length the metadata states; a record whose blob is missing or
+    /// of the wrong length is a miss, and is removed in the background.
+    public func get(_ key: String) throws -> CachedEntry? {
+        try checkOpen()
+        let digest = KeyDigest(key: key)
+        let (found, damaged) = try readEntry(key, digest: digest)
+        guard var entry = found else {
+            core.accessLog.recordMiss()
+            if damaged { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
+            return nil
+        }
+        let now = Date()
+        entry.metadata.lastAccess = now
+        if core.accessLog.recordHit(digest, at: now.millisecondsSince1970) >= core.configuration.accessFlushThreshold {
+            core.writer.wake()
+        }
+        return entry
+    }
+
+    /// The entry for `key`, bytes and metadata, or nil, without counting as a read.
+    ///
+    /// Neither the entry's last access (so its place in eviction order) nor the hit and miss
+    /// counters move, and the metadata carries the last access recorded so far, as
+    /// ``metadata(for:)`` does. For tools that look at a cache without changing it, such as an
+    /// export. The bytes are checked as ``get(_:)`` checks them.
+    public func peek(_ key: String) throws -> CachedEntry? {
+        try checkOpen()
+        let digest = KeyDigest(key: key)
+        let (found, damaged) = try readEntry(key, digest: digest)
+        guard var entry = found else {
+            if damaged { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
+            return nil
+        }
+        if let lastAccess = try lastAccess(digest) { entry.metadata.lastAccess = lastAccess }
+        return entry
+    }
+
+    /// The metadata for `key` without reading the bytes, or nil. Does not count as a read.
+    public func metadata(for key: String) throws -> EntryMetadata? {
+        try checkOpen()
+        let digest = KeyDigest(key: key)
+        guard
+            var metadata = try core.blobs.read({ txn in
+                try digest.withBytes { try txn.get(core.blobs.databases.records, key: $0) }
+                    .flatMap(EntryRecord.decode)
+            }), metadata.key == key
+        else { return nil }
+        if let lastAccess = try lastAccess(digest) { metadata.lastAccess = lastAccess }
+        return metadata
+    }
+
+    /// Whether an entry for `key` exists. Does not count as a read.
+    public func contains(_ key: String) throws -> Bool {
+        try checkOpen()
+        let digest = KeyDigest(key: key)
+        return try core.blobs.read { txn in
+            try digest.withBytes { try txn.get(core.blobs.databases.records, key: $0) }
+                .flatMap(EntryRecord.key(in:))?.elementsEqual(key.utf8) ?? false
+        }
+    }
+
+    /// The entry's record and blob, read in one LMDB transaction; `damaged` when the record is
+    /// there but its blob is missing or of another length.
+    private func readEntry(_ key: String, digest: KeyDigest) throws -> (entry: CachedEntry?, damaged: Bool) {
+        var damaged = false
+        let entry: CachedEntry? = try core.blobs.read { txn in
+            let databases = core.blobs.databases
+            return try digest.withBytes { digestBytes -> CachedEntry? in
+                guard let record = try txn.get(databases.records, key: digestBytes) else { return nil }
+                guard let storedKey = EntryRecord.key(in: record), storedKey.elementsEqual(key.utf8) else {
+                    return nil
+                }
+                guard let metadata = EntryRecord.decode(record),
+                    let blob = try txn.get(databases.blobs, key: digestBytes), blob.count == metadata.byteCount
+                else {
+                    damaged = true
+                    return nil
+                }
+                return CachedEntry(data: Data(blob), metadata: metadata)
+            }
+        }
+        return (entry, damaged)
+    }
+
+    /// The last access recorded so far: one this process has not flushed yet, else the index's.
+    private func lastAccess(_ digest: KeyDigest) throws -> Date? {
+        if let pending = core.accessLog.pendingAccess(digest) { return Date(millisecondsSince1970: pending) }
+        return try core.index.query { connection in
+            let statement = try connection.prepare("SELECT last_access FROM entries WHERE digest = ?")
+            try digest.withBytes { try statement.bind(1, blob: $0) }
+            return try statement.step() ? Date(millisecondsSince1970: statement.int64(0)) : nil
+        }
+    }
+}
