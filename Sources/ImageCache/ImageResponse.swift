@@ -13,9 +13,22 @@ public struct ImageResponse: Sendable, Hashable {
         set { update { $0.info = newValue } }
     }
     /// The HTTP response head (stored or fresh), when the image came over HTTP.
+    ///
+    /// A response the cache answered carries an `Age` field (RFC 9111 §5.1): for a memory hit it
+    /// is computed when this property is read, so it keeps counting while the image stays in memory.
     public var http: HTTPResponseHead? {
-        get { storage.fields.http }
-        set { update { $0.http = newValue } }
+        get {
+            guard let stored = storage.fields.agingFrom else { return storage.fields.http }
+            // Computed here rather than on every hit: a memory hit hands out a response it keeps.
+            let age = CachePolicyEvaluator().ageSeconds(of: stored, now: Date())
+            return HTTPResponseHead(status: stored.status, headers: CachePolicyEvaluator.headers(of: stored, age: age))
+        }
+        set {
+            update {
+                $0.http = newValue
+                $0.agingFrom = nil
+            }
+        }
     }
     /// Where the bytes came from.
     public var source: ImageSource {
@@ -30,7 +43,12 @@ public struct ImageResponse: Sendable, Hashable {
 
     /// Creates a response.
     public init(data: Data, info: ImageInfo, http: HTTPResponseHead?, source: ImageSource) {
-        storage = Storage(Fields(data: data, info: info, http: http, source: source))
+        storage = Storage(Fields(data: data, info: info, http: http, agingFrom: nil, source: source))
+    }
+
+    /// A response served from a stored HTTP response, whose head gets its `Age` when read.
+    init(data: Data, info: ImageInfo, agingFrom stored: StoredResponse, source: ImageSource) {
+        storage = Storage(Fields(data: data, info: info, http: nil, agingFrom: stored, source: source))
     }
 
     private mutating func update(_ change: (inout Fields) -> Void) {
@@ -54,6 +72,8 @@ extension ImageResponse {
         var data: Data
         var info: ImageInfo
         var http: HTTPResponseHead?
+        /// The stored response `http` is made from, with a current `Age`, when it is read.
+        var agingFrom: StoredResponse?
         var source: ImageSource
     }
 

@@ -8,7 +8,7 @@ extension ImagePipeline {
     /// A memory hit: `duringAppSession` images, and `persistent` ones that storing proved fresh
     /// (``CachedImage/init(data:info:http:judgedFor:requestHeaders:now:freshness:)``) while they still are.
     ///
-    /// The response carries the headers as stored, without a recomputed `Age`.
+    /// The response's `Age` is computed when its `http` is read, not here.
     func memoryHit(for request: ImageRequest, cacheKey: CacheKey) -> ImageResponse? {
         switch request.policy {
         case .withViewCycle:

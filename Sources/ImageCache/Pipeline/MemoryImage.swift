@@ -12,7 +12,7 @@ final class CachedImage: Sendable {
     /// When a plain request may take the image from memory without asking the HTTP cache, and
     /// under which override; nil unless storing proved it fresh (see ``init(data:info:http:judgedFor:requestHeaders:now:freshness:)``).
     let reuse: Reuse?
-    /// The image as a memory hit answers it, with the stored headers.
+    /// The image as a memory hit answers it: the stored headers, with an `Age` computed when read.
     let memoryResponse: ImageResponse
 
     /// Until when, and for which freshness override, the image is known fresh.
@@ -28,9 +28,9 @@ final class CachedImage: Sendable {
         self.info = info
         self.http = http
         self.reuse = reuse
-        memoryResponse = ImageResponse(
-            data: data, info: info, http: http.map { HTTPResponseHead(status: $0.status, headers: $0.headers) },
-            source: .memory)
+        memoryResponse =
+            http.map { ImageResponse(data: data, info: info, agingFrom: $0, source: .memory) }
+            ?? ImageResponse(data: data, info: info, http: nil, source: .memory)
     }
 
     /// The image with the memory fast path precomputed when it may be: fresh now under `override`,
@@ -90,11 +90,13 @@ final class CachedImage: Sendable {
         self.init(data: entry.body, info: info, http: entry.response)
     }
 
-    /// The image as a response from `source`, with its stored headers.
+    /// The image as a response from `source`: from memory with a current `Age`, otherwise (a
+    /// fetch) with the headers as they arrived.
     func response(_ source: ImageSource) -> ImageResponse {
-        var response = memoryResponse
-        response.source = source
-        return response
+        if source == .memory { return memoryResponse }
+        return ImageResponse(
+            data: data, info: info, http: http.map { HTTPResponseHead(status: $0.status, headers: $0.headers) },
+            source: source)
     }
 }
 

@@ -38,6 +38,27 @@ struct MemoryFastPathTests {
         #expect(fixture.origin.requests.last?.header("If-None-Match") == "\"f\"")
     }
 
+    @Test("a memory hit's Age counts the time the image has been held; a fetch keeps the origin's", arguments: [
+        CachePolicy.persistent(), .duringAppSession,
+    ])
+    func memoryHitAge(policy: CachePolicy) async throws {
+        let fixture = try await PipelineFixture { _ in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=3600"), ("Age", "5")), body: MemoryFastPathTests.png)
+        }
+        let request = fixture.request("/aged.png", policy: policy)
+        let fetched = try await fixture.pipeline.image(for: request)
+        #expect(fetched.source == .network)
+        #expect(fetched.http?.headers["Age"] == "5")
+        try await Task.sleep(for: .milliseconds(1_200))
+        let hit = try await fixture.pipeline.image(for: request)
+        #expect(hit.source == .memory)
+        // At least the origin's 5 s plus the 1.2 s held, in whole seconds.
+        let age = try #require(hit.http?.headers["Age"].flatMap { Int($0) })
+        #expect(age >= 6 && age < 600, "Age \(age)")
+        #expect(hit.http?.headers.values(for: "Age").count == 1)
+        #expect(hit.http?.headers["Cache-Control"] == "max-age=3600")
+    }
+
     @Test("a request's own Cache-Control: no-cache skips memory and revalidates")
     func requestDirectives() async throws {
         let fixture = try await PipelineFixture(handler: Self.revalidating(maxAge: 3600))
