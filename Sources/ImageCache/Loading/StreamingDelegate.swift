@@ -97,6 +97,29 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        end(task, error: error)
+    }
+
+    #if canImport(FoundationNetworking)
+    /// A 401 with a challenge. Foundation on Linux asks once the whole response has arrived, and
+    /// without a stored credential it never completes the task (it waits for one), so the load
+    /// would hang until its timeout and then be retried. The exchange is over: it is delivered as
+    /// it came (the caller sees the 401), and the challenge is cancelled, which ends the task; that
+    /// completion then finds no exchange. (Only on Linux: elsewhere challenges, server trust among
+    /// them, arrive before the response and keep their default handling.)
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        end(task, error: nil)
+        // Not on this thread: cancelling waits for URLSession's work queue, which may be running
+        // this callback (see ``ImmediateDelegateQueue``).
+        DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
+    }
+    #endif
+
+    /// Ends `task`'s exchange: head (if still waiting), gathered body and end, or the failure.
+    private func end(_ task: URLSessionTask, error: (any Error)?) {
         guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         let end: Result<Void, any Error> = error.map { .failure($0) } ?? .success(())
         var delivery = Delivery(end: end, chunks: exchange.chunks)

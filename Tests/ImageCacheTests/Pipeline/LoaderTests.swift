@@ -118,6 +118,28 @@ struct LoaderTests {
         #expect(try fixture.store.statistics().entries == 0)
     }
 
+    @Test("a 401 with a challenge ends in a typed error; a redirect is followed to the image")
+    func challengeAndRedirect() async throws {
+        // Both make URLSession call back into its task from a delegate callback (to answer the
+        // challenge, to follow the redirect): the transport's delegate handling must not block them.
+        let fixture = try await PipelineFixture { request in
+            switch request.path {
+            case "/moved.jpg": OriginResponse(status: 301, headers: headers(("Location", "/image.jpg")))
+            case "/image.jpg": OriginResponse(headers: headers(("Cache-Control", "max-age=600")), body: LoaderTests.jpeg)
+            default:
+                OriginResponse(
+                    status: 401, headers: headers(("WWW-Authenticate", "Basic realm=\"images\""), ("Content-Type", "text/html")),
+                    body: Data("sign in".utf8))
+            }
+        }
+        await #expect(throws: ImageLoadError.httpStatus(401)) {
+            try await fixture.pipeline.image(for: fixture.request("/private.jpg", policy: .withViewCycle))
+        }
+        let moved = try await fixture.pipeline.image(for: fixture.request("/moved.jpg", policy: .withViewCycle))
+        #expect(moved.data == LoaderTests.jpeg)
+        #expect(fixture.originHits("/image.jpg") == 1)
+    }
+
     @Test("prefetch warms the caches at low priority; the later load is a memory hit")
     func prefetch() async throws {
         let fixture = try await PipelineFixture { _ in
