@@ -65,7 +65,8 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let http = response as? HTTPURLResponse
         var headers = HeaderFields()
         for (name, value) in http?.allHeaderFields ?? [:] {
-            headers.append(String(describing: name), String(describing: value))
+            // Both are strings; a cast is cheaper than `String(describing:)`'s conformance lookups.
+            headers.append(name.base as? String ?? String(describing: name), value as? String ?? String(describing: value))
         }
         let head = HTTPResponseHead(status: http?.statusCode ?? 0, headers: headers)
         let expected = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil

@@ -12,7 +12,8 @@ import FoundationNetworking
 /// On Linux, URLSession's `URLCache` can answer a request that carries the pipeline's
 /// `If-None-Match` from its own store without asking the origin; so the session is ephemeral,
 /// has no `urlCache`, and every request says `.reloadIgnoringLocalCacheData`. The body streams
-/// through a delegate, so the pipeline can refuse an image by its first bytes.
+/// through a delegate, so the pipeline can refuse an image by its first bytes; on Linux the
+/// delegate's calls run as they are made (``ImmediateDelegateQueue``).
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let delegate: StreamingDelegate
@@ -25,7 +26,12 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpMaximumConnectionsPerHost = maxConnectionsPerHost
         configuration.httpShouldSetCookies = false
         delegate = StreamingDelegate()
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        #if canImport(FoundationNetworking)
+        let delegateQueue: OperationQueue? = ImmediateDelegateQueue()
+        #else
+        let delegateQueue: OperationQueue? = nil
+        #endif
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
     deinit {
