@@ -21,6 +21,12 @@ import FoundationNetworking
 final class ImmediateDelegateQueue: OperationQueue, @unchecked Sendable {
     // `@unchecked`: no state of its own; `OperationQueue` guards its own.
 
+    override init() {
+        super.init()
+        // Anything scheduled some other way than `addOperation(_:)` still runs one at a time, in order.
+        maxConcurrentOperationCount = 1
+    }
+
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
         block()
     }
