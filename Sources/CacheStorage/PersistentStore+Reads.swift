@@ -8,10 +8,8 @@ extension PersistentStore {
     public func get(_ key: String) throws -> CachedEntry? {
         try checkOpen()
         let digest = KeyDigest(key: key)
-        let (found, damaged) = try readEntry(key, digest: digest)
-        guard var entry = found else {
+        guard var entry = try readEntry(key, digest: digest) else {
             core.accessLog.recordMiss()
-            if damaged { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
             return nil
         }
         let now = Date()
@@ -31,11 +29,7 @@ extension PersistentStore {
     public func peek(_ key: String) throws -> CachedEntry? {
         try checkOpen()
         let digest = KeyDigest(key: key)
-        let (found, damaged) = try readEntry(key, digest: digest)
-        guard var entry = found else {
-            if damaged { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
-            return nil
-        }
+        guard var entry = try readEntry(key, digest: digest) else { return nil }
         if let lastAccess = try lastAccess(digest) { entry.metadata.lastAccess = lastAccess }
         return entry
     }
@@ -64,9 +58,9 @@ extension PersistentStore {
         }
     }
 
-    /// The entry's record and blob, read in one LMDB transaction; `damaged` when the record is
-    /// there but its blob is missing or of another length.
-    private func readEntry(_ key: String, digest: KeyDigest) throws -> (entry: CachedEntry?, damaged: Bool) {
+    /// The entry's record and blob, read in one LMDB transaction. A record whose blob is missing
+    /// or of another length reads as nil and is removed in the background.
+    private func readEntry(_ key: String, digest: KeyDigest) throws -> CachedEntry? {
         var damaged = false
         let entry: CachedEntry? = try core.blobs.read { txn in
             let databases = core.blobs.databases
@@ -84,7 +78,8 @@ extension PersistentStore {
                 return CachedEntry(data: Data(blob), metadata: metadata)
             }
         }
-        return (entry, damaged)
+        if damaged { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
+        return entry
     }
 
     /// The last access recorded so far: one this process has not flushed yet, else the index's.
