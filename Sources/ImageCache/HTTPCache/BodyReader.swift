@@ -14,10 +14,29 @@ struct BodyReader {
         if let expected = response.expectedLength, expected > maxBodyBytes {
             throw HTTPCacheError.bodyTooLarge(limit: maxBodyBytes)
         }
+        var reading = Reading(response: response, acceptor: acceptor, progress: progress, maxBodyBytes: maxBodyBytes)
+        if let whole = response.completeBody {
+            // Already here (a small body comes so): the same rules, without awaiting the stream.
+            if !whole.isEmpty { try reading.take(whole) }
+        } else {
+            // Leaving this loop early (by throwing) ends the stream, which cancels the transfer.
+            for try await chunk in response.body { try reading.take(chunk) }
+        }
+        let description = try Self.refusing { try acceptor.finish(reading.body, of: head) }
+        return (reading.body, description)
+    }
+
+    /// A body being read, chunk by chunk.
+    private struct Reading {
+        let response: TransportResponse
+        let acceptor: any ResponseBodyAcceptor
+        let progress: HTTPCache.ProgressHandler?
+        let maxBodyBytes: Int
         var body = Data()
+        /// Whether the acceptor has seen enough of the body's start.
         var settled = false
-        // Leaving this loop early (by throwing) ends the stream, which cancels the transfer.
-        for try await chunk in response.body {
+
+        mutating func take(_ chunk: Data) throws {
             if body.isEmpty, chunk.count >= response.expectedLength ?? .max {
                 body = chunk  // the whole body in one piece (small bodies arrive so): no copy
             } else {
@@ -26,18 +45,16 @@ struct BodyReader {
             }
             if body.count > maxBodyBytes { throw HTTPCacheError.bodyTooLarge(limit: maxBodyBytes) }
             progress?(body.count, response.expectedLength)
-            // A complete body is judged whole by `finish` below; a look at it as a prefix first
-            // would only repeat the work.
+            // A complete body is judged whole by `finish`; a look at it as a prefix first would
+            // only repeat the work.
             if !settled, body.count < response.expectedLength ?? .max {
-                settled = try Self.refusing { try acceptor.inspectPrefix(body, of: head) } == .sufficient
+                settled = try BodyReader.refusing { try acceptor.inspectPrefix(body, of: response.head) } == .sufficient
             }
         }
-        let description = try Self.refusing { try acceptor.finish(body, of: head) }
-        return (body, description)
     }
 
     /// Runs an acceptor call, marking what it throws as a refusal (not a network failure).
-    private static func refusing<Result>(_ call: () throws -> Result) throws -> Result {
+    fileprivate static func refusing<Result>(_ call: () throws -> Result) throws -> Result {
         do {
             return try call()
         } catch {

@@ -39,6 +39,9 @@ public struct TransportResponse: Sendable {
     public var body: AsyncThrowingStream<Data, any Error>
     /// The length the server announced, if any.
     public var expectedLength: Int?
+    /// The whole body, when the transport had all of it before handing over the head (``body``
+    /// then holds the same bytes): a reader takes it without an asynchronous step per chunk.
+    var completeBody: Data?
 
     /// Creates a response.
     public init(head: HTTPResponseHead, body: AsyncThrowingStream<Data, any Error>, expectedLength: Int?) {

@@ -9,7 +9,8 @@ import FoundationNetworking
 ///
 /// A small body with a known length (see ``onePieceLimit``) is gathered here and handed over whole,
 /// together with its head, when the transfer completes: the head's continuation is resumed once
-/// the stream already holds the body and its end. Each resumption wakes the reading task on another
+/// the stream already holds the body and its end, and the response carries the body whole as well
+/// (``TransportResponse/completeBody``, which the cache reads without awaiting). Each resumption wakes the reading task on another
 /// thread; head, chunk and end separately cost three wake-ups where URLSession's own
 /// `data(from:)` costs one. Refusing a bomb or an HTML page from its first bytes matters for large
 /// bodies, which still stream as they arrive.
@@ -128,7 +129,9 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
             if let gathering = exchange.gathering, error == nil {
                 // The whole exchange, once the transfer is over (so its connection is free for the
                 // next request). A body short of its announced length reaches the reader, which judges it.
-                delivery.head = (continuation, .success(gathering.response))
+                var response = gathering.response
+                response.completeBody = gathering.data
+                delivery.head = (continuation, .success(response))
                 if !gathering.data.isEmpty { delivery.chunk = gathering.data }
             } else {
                 delivery.head = (continuation, .failure(error ?? URLError(.badServerResponse)))
