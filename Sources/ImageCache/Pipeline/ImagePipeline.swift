@@ -113,13 +113,14 @@ public final class ImagePipeline: Sendable {
         switch request.policy {
         case .withViewCycle:
             guard request.networkAccess == .allowed else { throw ImageLoadError.notCached(request.url) }
-            return try await fetchUncached(request, shared: shared).response(.network)
+            return try await fetchUncached(request, shared: shared).response
         case .duringAppSession:
-            if let hit = memory.value(for: cacheKey) { return hit.response(.memory) }
+            if let hit = memory.value(for: cacheKey) { return hit.memoryResponse }
             guard request.networkAccess == .allowed else { throw ImageLoadError.notCached(request.url) }
-            let image = try await fetchUncached(request, shared: shared)
+            let fetched = try await fetchUncached(request, shared: shared)
+            let image = fetched.cachedImage()
             memory.set(image, for: cacheKey, cost: image.cost)
-            return image.response(.network)
+            return fetched.response
         case let .persistent(override):
             return try await loadPersistent(request, cacheKey: cacheKey, override: override, shared: shared)
         }
@@ -127,16 +128,15 @@ public final class ImagePipeline: Sendable {
 
     /// Fetches and validates `request` without reading or writing the HTTP cache: the policies that
     /// keep no HTTP cache still get retries, fetch slots and validation from it.
-    private func fetchUncached(_ request: ImageRequest, shared: SharedLoad) async throws -> CachedImage {
+    private func fetchUncached(_ request: ImageRequest, shared: SharedLoad) async throws -> UncachedFetch {
         let httpRequest = HTTPCacheRequest(url: request.url, headers: request.headers, mode: .noStore)
         let acceptor = ImageBodyAcceptor(validator: configuration.validator)
         let requestTime = Date()
         let response = try await http.response(for: httpRequest, accepting: acceptor, progress: shared.report, front: nil)
         guard let info = acceptor.validatedInfo else { throw ImageLoadError.httpStatus(response.head.status) }
-        // Kept with the image so a later persistent load can judge the memory tier's copy.
-        let stored = StoredResponse(
-            response: response.head, request: httpRequest.head, requestTime: requestTime, responseTime: Date())
-        return CachedImage(data: response.body, info: info, http: stored)
+        return UncachedFetch(
+            body: response.body, info: info, head: response.head, request: httpRequest.head, requestTime: requestTime,
+            responseTime: Date())
     }
 }
 

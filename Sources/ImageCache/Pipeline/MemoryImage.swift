@@ -89,15 +89,6 @@ final class CachedImage: Sendable {
         guard let info = ImageInfo(entry.description) else { return nil }
         self.init(data: entry.body, info: info, http: entry.response)
     }
-
-    /// The image as a response from `source`: from memory with a current `Age`, otherwise (a
-    /// fetch) with the headers as they arrived.
-    func response(_ source: ImageSource) -> ImageResponse {
-        if source == .memory { return memoryResponse }
-        return ImageResponse(
-            data: data, info: info, http: http.map { HTTPResponseHead(status: $0.status, headers: $0.headers) },
-            source: source)
-    }
 }
 
 extension BodyDescription {

@@ -43,6 +43,26 @@ struct PipelinePolicyTests {
         #expect(try await fixture.pipeline.image(for: request).source == .network)
     }
 
+    @Test("a fetch carries the origin's headers as they arrived, whatever the policy; a memory hit only what may be stored")
+    func fetchedHeaders() async throws {
+        let fixture = try await PipelineFixture(
+            handler: Self.serving(
+                ("Cache-Control", "max-age=3600, no-cache=\"X-Session\""), ("X-Session", "s-1"), ("Keep-Alive", "timeout=5")))
+        for (index, policy) in [CachePolicy.withViewCycle, .duringAppSession, .persistent()].enumerated() {
+            let request = fixture.request("/h\(index).png", policy: policy)
+            let fetched = try #require(try await fixture.pipeline.image(for: request).http)
+            #expect(fetched.headers.firstValue(for: "X-Session") == "s-1", "\(policy)")
+            #expect(fetched.headers.firstValue(for: "Keep-Alive") == "timeout=5", "\(policy)")
+        }
+        // From memory: the stored response, without the connection's field and the one no-cache names.
+        let again = try await fixture.pipeline.image(for: fixture.request("/h1.png", policy: .duringAppSession))
+        #expect(again.source == .memory)
+        let remembered = try #require(again.http)
+        #expect(remembered.headers.firstValue(for: "X-Session") == nil)
+        #expect(remembered.headers.firstValue(for: "Keep-Alive") == nil)
+        #expect(remembered.headers.firstValue(for: "Cache-Control") != nil)
+    }
+
     @Test("persistent: network, then memory, then disk after a relaunch")
     func persistent() async throws {
         let fixture = try await PipelineFixture(handler: Self.serving(("Cache-Control", "max-age=3600"), ("ETag", "\"v1\"")))
