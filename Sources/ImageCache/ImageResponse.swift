@@ -15,8 +15,9 @@ public struct ImageResponse: Sendable, Hashable {
     /// The HTTP response head (stored or fresh), when the image came over HTTP.
     ///
     /// A fetch (``ImageSource/network``) carries the origin's headers as they arrived, whatever the
-    /// policy; a stored response carries what may be stored (hop-by-hop fields dropped). A response the cache answered carries an `Age` field (RFC 9111 §5.1): for a memory hit it
-    /// is computed when this property is read, so it keeps counting while the image stays in memory.
+    /// policy; a stored response carries what may be stored (hop-by-hop fields dropped). A response
+    /// the cache answered carries an `Age` field (RFC 9111 §5.1): for a memory hit it is computed
+    /// when this property is read, so it keeps counting while the image stays in memory.
     public var http: HTTPResponseHead? {
         get {
             guard let stored = storage.fields.agingFrom else { return storage.fields.http }

@@ -10,10 +10,10 @@ import FoundationNetworking
 /// A small body with a known length (see ``onePieceLimit``) is gathered here and handed over whole,
 /// together with its head, when the transfer completes: the head's continuation is resumed once
 /// the stream already holds the body and its end, and the response carries the body whole as well
-/// (``TransportResponse/completeBody``, which the cache reads without awaiting). Each resumption wakes the reading task on another
-/// thread; head, chunk and end separately cost three wake-ups where URLSession's own
-/// `data(from:)` costs one. Refusing a bomb or an HTML page from its first bytes matters for large
-/// bodies, which still stream as they arrive.
+/// (``TransportResponse/completeBody``, which the cache reads without awaiting). Each resumption
+/// wakes the reading task on another thread; head, chunk and end separately cost three wake-ups
+/// where URLSession's own `data(from:)` costs one. Refusing a bomb or an HTML page from its first
+/// bytes matters for large bodies, which still stream as they arrive.
 final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Exchange {
         var head: CheckedContinuation<TransportResponse, any Error>?

@@ -43,11 +43,12 @@ struct PipelinePolicyTests {
         #expect(try await fixture.pipeline.image(for: request).source == .network)
     }
 
-    @Test("a fetch carries the origin's headers as they arrived, whatever the policy; a memory hit only what may be stored")
+    @Test("a fetch carries the origin's headers as they arrived, whatever the policy; memory, what may be stored")
     func fetchedHeaders() async throws {
         let fixture = try await PipelineFixture(
             handler: Self.serving(
-                ("Cache-Control", "max-age=3600, no-cache=\"X-Session\""), ("X-Session", "s-1"), ("Keep-Alive", "timeout=5")))
+                ("Cache-Control", "max-age=3600, no-cache=\"X-Session\""), ("X-Session", "s-1"),
+                ("Keep-Alive", "timeout=5")))
         for (index, policy) in [CachePolicy.withViewCycle, .duringAppSession, .persistent()].enumerated() {
             let request = fixture.request("/h\(index).png", policy: policy)
             let fetched = try #require(try await fixture.pipeline.image(for: request).http)
