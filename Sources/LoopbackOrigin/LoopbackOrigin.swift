@@ -7,7 +7,8 @@ import NIOPosix
 /// A real HTTP/1.1 origin server on 127.0.0.1 for tests, the conformance harness and the demo.
 ///
 /// Every response is whatever the handler returns, byte for byte: status, header order, repeated
-/// names, `Date`. Connections are kept alive and `TCP_NODELAY` is set, so a request costs about a
+/// names, `Date`; a body is framed by a `Content-Length` the handler sets (cut there if longer, and
+/// the connection then closed). Connections are kept alive and `TCP_NODELAY` is set, so a request costs about a
 /// millisecond. Every request is logged.
 ///
 /// ```swift
@@ -109,26 +110,42 @@ public final class LoopbackOrigin: Sendable {
                     let response = await handler(request)
                     if response.delay > .zero { try await Task.sleep(for: response.delay) }
                     if response.disconnect { return }
-                    try await write(response, for: head, to: outbound)
+                    let reusable = try await write(response, for: head, to: outbound)
+                    if !reusable { return }
                 }
             }
         }
     }
 
+    /// Writes `response`, and says whether the connection can carry another exchange.
+    ///
+    /// A body that differs from a `Content-Length` the handler set is framed by that length, and the
+    /// connection closes after it: a longer body is cut there (a client reads no further, and a
+    /// client reusing the connection would take the excess for the start of its next response), a
+    /// shorter one leaves the exchange unfinished.
     private static func write(
         _ response: OriginResponse, for head: HTTPRequestHead, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
-    ) async throws {
+    ) async throws -> Bool {
         var headers = HTTPHeaders()
         for line in response.headers { headers.add(name: line.name, value: line.value) }
         let bodyless = head.method == .HEAD || response.status == 204 || response.status == 304 || response.status < 200
-        if !headers.contains(name: "Content-Length") && !bodyless {
-            headers.add(name: "Content-Length", value: String(response.body.count))
+        var body = response.body
+        var reusable = true
+        if let announced = headers.first(name: "Content-Length") {
+            let length = Int(announced)
+            if !bodyless, length != body.count {
+                reusable = false
+                if let length, length >= 0, length < body.count { body = body.prefix(length) }
+            }
+        } else if !bodyless {
+            headers.add(name: "Content-Length", value: String(body.count))
         }
         let status = HTTPResponseStatus(statusCode: response.status)
         try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)))
-        if !bodyless && !response.body.isEmpty {
-            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
+        if !bodyless && !body.isEmpty {
+            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
         }
         try await outbound.write(.end(nil))
+        return reusable
     }
 }

@@ -36,6 +36,29 @@ struct LoopbackOriginTests {
         await origin.stop()
     }
 
+    @Test("a body longer than its announced Content-Length is cut there, so the next request is unharmed")
+    func misframedBody() async throws {
+        // A conformance case sends `Content-Length: 10` with a longer body: the bytes past the
+        // announced length must not reach the next exchange on a reused connection.
+        let origin = try await LoopbackOrigin.start { request in
+            request.path == "/short"
+                ? OriginResponse(headers: [HeaderLine("Content-Length", "4")], body: Data("abcdefghijklmnop".utf8))
+                : OriginResponse(body: Data("whole".utf8))
+        }
+        let session = URLSession(configuration: .ephemeral)
+        let (short, _) = try await session.data(from: origin.url("/short"))
+        #expect(short == Data("abcd".utf8))
+        // Long enough for a client to take the idle connection for reusable: the excess bytes,
+        // had they been sent, would be waiting on it.
+        try await Task.sleep(for: .seconds(2))
+        for _ in 0..<3 {
+            let (next, response) = try await session.data(from: origin.url("/next"))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(next == Data("whole".utf8))
+        }
+        await origin.stop()
+    }
+
     @Test("a dropped connection surfaces as a network error")
     func dropConnection() async throws {
         let origin = try await LoopbackOrigin.start { _ in .dropConnection }
