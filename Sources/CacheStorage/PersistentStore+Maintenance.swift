@@ -9,7 +9,15 @@ extension PersistentStore {
     /// entries changed since the index's last catch-up are not counted as disagreements.
     public func verify(repair: Bool = false) async throws -> VerificationReport {
         try checkOpen()
-        try await flush()
+        if repair, let reason = core.readOnlyReason {
+            throw StorageError.readOnly(path: directory.path, reason: reason)
+        }
+        do {
+            try await flush()
+        } catch let error as StorageError where error.isOutOfSpace || error.isPermissionProblem {
+            // A full disk or a read-only store: check what is there; entries the index has not
+            // caught up with are not counted as disagreements.
+        }
         var damaged: [KeyDigest] = []
         var indexProblems = false
         var report = try core.index.query { connection -> VerificationReport in
@@ -106,9 +114,12 @@ extension PersistentStore {
     /// - Returns: the bytes of the store's files before and after.
     public func compact() async throws -> (bytesBefore: Int, bytesAfter: Int) {
         try checkOpen()
+        guard let usersLock = core.usersLock, core.readOnlyReason == nil else {
+            throw StorageError.readOnly(path: directory.path, reason: core.readOnlyReason ?? "the store was opened read-only")
+        }
         // A failed conversion may drop the shared lock (flock is not atomic here): retake it either way.
-        let exclusive = core.usersLock.tryUpgrade()
-        defer { core.usersLock.lockShared() }
+        let exclusive = usersLock.tryUpgrade()
+        defer { usersLock.lockShared() }
         guard exclusive else {
             throw StorageError.storeInUse(path: directory.path, operation: "compact")
         }

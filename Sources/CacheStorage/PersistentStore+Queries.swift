@@ -108,6 +108,8 @@ extension PersistentStore {
                 oldestAccess: expiry.optionalInt64(3).map(Date.init(millisecondsSince1970:)),
                 newestAccess: expiry.optionalInt64(4).map(Date.init(millisecondsSince1970:)),
                 largestEntries: largestEntries, byteLimit: core.configuration.byteLimit,
+                effectiveByteLimit: core.configuration.byteLimit, byteLimitBoundByFreeSpace: false,
+                volumeBytes: nil, volumeAvailableBytes: nil, writeStatus: .writable,
                 entryLimit: core.configuration.entryLimit, mapBytes: 0, mapUsedBytes: 0, indexFileBytes: 0,
                 hits: hits, misses: misses)
         }
@@ -115,6 +117,17 @@ extension PersistentStore {
         stats.mapBytes = usage.mapBytes
         stats.mapUsedBytes = usage.usedBytes
         stats.indexFileBytes = ([core.layout.index] + core.layout.indexSidecars).compactMap(\.fileSize).reduce(0, +)
+        let volume = core.space.volume(forceCheck: true)
+        stats.volumeBytes = volume?.totalBytes
+        stats.volumeAvailableBytes = volume?.availableBytes
+        let limit = core.byteLimit(storeBytes: stats.bytes)
+        stats.effectiveByteLimit = limit.bytes
+        stats.byteLimitBoundByFreeSpace = limit.boundByFreeSpace
+        if let reason = core.readOnlyReason {
+            stats.writeStatus = .readOnly(reason: reason)
+        } else if core.space.pausedError != nil {
+            stats.writeStatus = .pausedDiskFull
+        }
         return stats
     }
 }

@@ -14,6 +14,8 @@ extension PersistentStore {
         }
         let now = Date()
         entry.metadata.lastAccess = now
+        // A read-only store records no access times: nothing could persist them.
+        if core.isReadOnly { return entry }
         if core.accessLog.recordHit(digest, at: now.millisecondsSince1970) >= core.configuration.accessFlushThreshold {
             core.writer.wake()
         }
@@ -75,10 +77,13 @@ extension PersistentStore {
                     damaged = true
                     return nil
                 }
+                // Read without LMDB's locks, a writer elsewhere may be reusing these pages: only
+                // bytes that match their checksum are served.
+                if core.blobs.readsWithoutLocks && XXHash64.hash(blob) != metadata.checksum { return nil }
                 return CachedEntry(data: Data(blob), metadata: metadata)
             }
         }
-        if damaged { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
+        if damaged && !core.isReadOnly { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
         return entry
     }
 

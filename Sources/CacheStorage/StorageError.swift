@@ -20,6 +20,18 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible, L
     case sqlite(operation: String, code: Int32, message: String)
     /// A file-system call failed.
     case io(path: String, operation: String, errno: Int32, message: String)
+    /// The volume holding the store has no room left (`ENOSPC`, or the file reached the largest
+    /// size the system allows). Reads go on; writes are paused and resume by themselves once space
+    /// is freed, without reopening the store.
+    case diskFull(path: String, operation: String)
+    /// The user's disk quota on the store's volume is used up (`EDQUOT`); writes resume by
+    /// themselves once the quota allows them again.
+    case quotaExceeded(path: String, operation: String)
+    /// The store cannot be written: a read-only mount, a folder this user may read but not write,
+    /// or a store opened with ``StoreAccess/readOnly``. Reads, listings and `verify` work.
+    case readOnly(path: String, reason: String)
+    /// The operating system refused access to a file of the store (`EACCES`, `EPERM`).
+    case permissionDenied(path: String, operation: String)
 
     public var description: String {
         switch self {
@@ -41,8 +53,25 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible, L
             return "SQLite failed to \(operation): \(message) (code \(code))."
         case let .io(path, operation, errno, message):
             return "Could not \(operation) \(path): \(message) (errno \(errno)); check the path and its permissions."
+        case let .diskFull(path, operation):
+            return "Could not \(operation) \(path): the disk is full. Cached images can still be read; writes are paused and resume by themselves once space is freed (delete files, or run `cachectl purge` on the cache)."
+        case let .quotaExceeded(path, operation):
+            return "Could not \(operation) \(path): the disk quota of this user is used up. Cached images can still be read; writes resume by themselves once the quota allows (free space, or run `cachectl purge` on the cache)."
+        case let .readOnly(path, reason):
+            return "The cache at \(path) cannot be written (\(reason)); reads work, writes are refused. Open a writable folder to cache new images."
+        case let .permissionDenied(path, operation):
+            return "Could not \(operation) \(path): permission denied. The cache folder belongs to another user or its modes forbid this; use a folder this user owns."
         }
     }
 
     public var errorDescription: String? { description }
+
+    /// Whether the failure was a lack of space (a full disk or a used-up quota): writes resume by
+    /// themselves once space is freed.
+    public var isOutOfSpace: Bool {
+        switch self {
+        case .diskFull, .quotaExceeded: true
+        default: false
+        }
+    }
 }

@@ -30,6 +30,17 @@ public struct StoreStatistics: Sendable, Hashable {
     public var largestEntries: [EntryMetadata]
     /// The configured byte limit.
     public var byteLimit: Int
+    /// The byte limit in force: ``byteLimit``, or less when the volume cannot spare that much
+    /// (see ``DiskSpacePolicy``).
+    public var effectiveByteLimit: Int
+    /// Whether the volume's free space, not ``byteLimit``, sets ``effectiveByteLimit``.
+    public var byteLimitBoundByFreeSpace: Bool
+    /// The volume's size, when the file system tells.
+    public var volumeBytes: Int?
+    /// The volume's free space for this user, when the file system tells.
+    public var volumeAvailableBytes: Int?
+    /// Whether writes go through, and why not when they do not.
+    public var writeStatus: WriteStatus
     /// The configured entry limit, if any.
     public var entryLimit: Int?
     /// LMDB's map size (address space reserved).
@@ -42,4 +53,23 @@ public struct StoreStatistics: Sendable, Hashable {
     public var hits: Int
     /// Reads that found nothing.
     public var misses: Int
+}
+
+/// Whether a store's writes go through.
+public enum WriteStatus: Sendable, Hashable, CustomStringConvertible {
+    /// Writes go through.
+    case writable
+    /// The disk (or this user's quota) is full: reads go on, writes fail at once with
+    /// ``StorageError/diskFull(path:operation:)`` and resume by themselves once space is freed.
+    case pausedDiskFull
+    /// The store was opened read-only, for the reason given.
+    case readOnly(reason: String)
+
+    public var description: String {
+        switch self {
+        case .writable: "writable"
+        case .pausedDiskFull: "disk full: writes paused"
+        case let .readOnly(reason): "read-only (\(reason))"
+        }
+    }
 }

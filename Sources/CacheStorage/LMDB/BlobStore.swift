@@ -30,50 +30,61 @@ final class BlobStore: @unchecked Sendable {
     }
 
     let directory: URL
-    /// Replaced only by `compactInPlace`, under `mapLock` held exclusively.
+    /// Replaced by `compactInPlace` and by `reopenAfterPanic`, under `mapLock` held exclusively.
     private var environment: OpaquePointer
     private(set) var databases: Databases
     private let flags: UInt32
+    private let fileMode: mode_t
     private let mapLock = ReadWriteLock()
     private let readPool = Locked<[OpaquePointer]>([])
     private let mapSize: Locked<Int>
     private let isClosed = Locked(false)
     /// Present in periodic durability: marks the store dirty around unsynced commits.
     private let flushMarker: FlushMarker?
+    /// Opened with `MDB_RDONLY`: nothing is ever written.
+    let isReadOnly: Bool
+    /// Opened without LMDB's lock file (it could not be opened, as in a folder of another user):
+    /// a writer elsewhere may reuse pages under a read, so every read checks the blob's checksum.
+    let readsWithoutLocks: Bool
 
-    /// Opens (creating when missing) the environment in `directory`.
-    init(directory: URL, durability: Durability, initialMapBytes: Int, flushMarker: FlushMarker?) throws(OpenFailure) {
+    /// Opens (creating when missing, unless `readOnly`) the environment in `directory`.
+    init(
+        directory: URL, durability: Durability, initialMapBytes: Int, flushMarker: FlushMarker?,
+        sharing: FileSharing = .owner, readOnly: Bool = false
+    ) throws(OpenFailure) {
         self.directory = directory
-        self.flushMarker = flushMarker
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            if directory.isExistingNonDirectory {
-                throw .damaged("\(directory.lastPathComponent) is a file, not a folder")
+        self.flushMarker = readOnly ? nil : flushMarker
+        isReadOnly = readOnly
+        fileMode = sharing.fileMode
+        if !readOnly {
+            do {
+                try StoreFiles.makeDirectory(directory, sharing: sharing)
+            } catch let StorageError.corruptStore(_, reason) {
+                throw .damaged(reason)
+            } catch {
+                throw .failed(error as? StorageError ?? .io(path: directory.path, operation: "create", errno: errno, message: "\(error)"))
             }
-            throw .failed(.io(path: directory.path, operation: "create", errno: errno, message: "\(error)"))
         }
         let dataFile = directory.appendingPathComponent("data.mdb")
         if dataFile.isExistingNonRegularFile {
             throw .damaged("data.mdb is not a regular file")
         }
-
-        var env: OpaquePointer?
-        var code = mdb_env_create(&env)
-        guard code == 0, let env else { throw .failed(LMDBError.error(code, "create an environment")) }
+        var flags = UInt32(MDB_NOTLS) | Self.syncFlags(durability) | (readOnly ? UInt32(MDB_RDONLY) : 0)
         let mapBytes = Self.roundToPages(initialMapBytes)
-        mdb_env_set_maxdbs(env, 8)
-        mdb_env_set_maxreaders(env, 510)
-        mdb_env_set_mapsize(env, mapBytes)
-        let flags = UInt32(MDB_NOTLS) | Self.syncFlags(durability)
+        var opened: OpaquePointer
+        do {
+            opened = try Self.openEnvironment(directory, flags: flags, mapBytes: mapBytes, mode: fileMode)
+        } catch let .failed(error) where readOnly && error.isPermissionProblem {
+            // LMDB's lock file cannot be opened (another user's folder): read without it.
+            flags |= UInt32(MDB_NOLOCK)
+            opened = try Self.openEnvironment(directory, flags: flags, mapBytes: mapBytes, mode: fileMode)
+        }
+        let env = opened
+        readsWithoutLocks = flags & UInt32(MDB_NOLOCK) != 0
         self.flags = flags
-        code = mdb_env_open(env, directory.path, flags, 0o644)
-        if code != 0 {
-            mdb_env_close(env)
-            if LMDBError.meansCorruption(code) || code == EINVAL {
-                throw .damaged(String(cString: mdb_strerror(code)))
-            }
-            throw .failed(LMDBError.error(code, "open the blob store"))
+        if !readOnly {
+            StoreFiles.tighten(dataFile.path, to: fileMode)
+            StoreFiles.tighten(directory.appendingPathComponent("lock.mdb").path, to: fileMode)
         }
         // A file cut short maps pages that are not there: reading one would raise SIGBUS.
         // Compare the size LMDB's meta page promises with the file's real size first.
@@ -90,18 +101,41 @@ final class BlobStore: @unchecked Sendable {
         environment = env
         mapSize = Locked(max(mapBytes, info.me_mapsize))
         do {
-            databases = try Self.openDatabases(env)
+            databases = try Self.openDatabases(env, readOnly: readOnly)
         } catch let failure {
             mdb_env_close(env)
             throw failure
         }
-        var dead: Int32 = 0
-        mdb_reader_check(env, &dead)
+        if !readsWithoutLocks {
+            var dead: Int32 = 0
+            mdb_reader_check(env, &dead)
+        }
     }
 
-    private static func openDatabases(_ env: OpaquePointer) throws(OpenFailure) -> Databases {
+    /// Creates and opens an environment handle with the store's settings.
+    private static func openEnvironment(_ directory: URL, flags: UInt32, mapBytes: Int, mode: mode_t) throws(OpenFailure)
+        -> OpaquePointer
+    {
+        var env: OpaquePointer?
+        var code = mdb_env_create(&env)
+        guard code == 0, let env else { throw .failed(LMDBError.error(code, "create an environment")) }
+        mdb_env_set_maxdbs(env, 8)
+        mdb_env_set_maxreaders(env, 510)
+        mdb_env_set_mapsize(env, mapBytes)
+        code = mdb_env_open(env, directory.path, flags, mode)
+        if code != 0 {
+            mdb_env_close(env)
+            if LMDBError.meansCorruption(code) || code == EINVAL {
+                throw .damaged(String(cString: mdb_strerror(code)))
+            }
+            throw .failed(LMDBError.error(code, "open the blob store", path: directory.path))
+        }
+        return env
+    }
+
+    private static func openDatabases(_ env: OpaquePointer, readOnly: Bool) throws(OpenFailure) -> Databases {
         var txn: OpaquePointer?
-        var code = mdb_txn_begin(env, nil, 0, &txn)
+        var code = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
         guard code == 0, let txn else {
             throw LMDBError.meansCorruption(code)
                 ? .damaged(String(cString: mdb_strerror(code)))
@@ -110,15 +144,16 @@ final class BlobStore: @unchecked Sendable {
         var handles: [MDB_dbi] = []
         for name in ["records", "blobs", "journal", "info"] {
             var dbi: MDB_dbi = 0
-            code = mdb_dbi_open(txn, name, UInt32(MDB_CREATE), &dbi)
+            code = mdb_dbi_open(txn, name, readOnly ? 0 : UInt32(MDB_CREATE), &dbi)
             if code != 0 {
                 mdb_txn_abort(txn)
-                throw LMDBError.meansCorruption(code) || code == EINVAL
+                throw LMDBError.meansCorruption(code) || code == EINVAL || code == MDB_NOTFOUND
                     ? .damaged("cannot open database '\(name)': \(String(cString: mdb_strerror(code)))")
                     : .failed(LMDBError.error(code, "open database \(name)"))
             }
             handles.append(dbi)
         }
+        // Nothing was written when every database existed: this commit needs no free space.
         code = mdb_txn_commit(txn)
         if code != 0 {
             throw LMDBError.meansCorruption(code)
@@ -158,8 +193,10 @@ final class BlobStore: @unchecked Sendable {
                 pool.removeAll()
             }
             let environment = environment
-            if let flushMarker {
-                try? flushMarker.flush { mdb_env_sync(environment, 1) }
+            if isReadOnly {
+                // Nothing to sync.
+            } else if let flushMarker {
+                try? flushMarker.flush { try LMDBError.check(mdb_env_sync(environment, 1), "flush to disk") }
             } else {
                 mdb_env_sync(environment, 1)
             }
@@ -209,23 +246,46 @@ final class BlobStore: @unchecked Sendable {
 
     /// Runs `body` in a write transaction and commits it. When the map fills, the transaction is
     /// aborted, the map doubled, and `body` run again; `body` must therefore be repeatable.
+    ///
+    /// `mdb_txn_commit` ends its transaction whether it succeeds or fails, so a failed commit is
+    /// never aborted again: a second end frees LMDB's reused top-level transaction twice. When a
+    /// failure leaves the environment unusable (`MDB_PANIC`, after a meta page could not be
+    /// written), it is closed and reopened before the error is passed on.
     func write<Result>(_ body: (LMDBTransaction) throws -> Result) throws -> Result {
+        if isReadOnly { throw StorageError.readOnly(path: directory.path, reason: "the store was opened read-only") }
         while true {
             var outcome: (result: Result?, code: Int32) = (nil, 0)
-            try mapLock.withReadLock {
-                try ensureOpen()
-                var txn: OpaquePointer?
-                var code = mdb_txn_begin(environment, nil, 0, &txn)
-                if code == MDB_MAP_RESIZED {
-                    outcome.code = code
-                    return
-                }
-                try LMDBError.check(code, "begin a write transaction")
-                guard let txn else { return }
-                do {
-                    let result = try body(LMDBTransaction(handle: txn))
+            do {
+                try mapLock.withReadLock {
+                    try ensureOpen()
+                    var txn: OpaquePointer?
+                    var code = mdb_txn_begin(environment, nil, 0, &txn)
+                    if code == MDB_MAP_RESIZED || code == MDB_PANIC {
+                        outcome.code = code
+                        return
+                    }
+                    try LMDBError.check(code, "begin a write transaction", path: directory.path)
+                    guard let txn else { return }
+                    let result: Result
+                    do {
+                        result = try body(LMDBTransaction(handle: txn))
+                    } catch let StorageError.lmdb(_, code, _) where code == MDB_MAP_FULL {
+                        mdb_txn_abort(txn)
+                        outcome.code = code
+                        return
+                    } catch {
+                        mdb_txn_abort(txn)
+                        throw error
+                    }
+                    // From here on the transaction is LMDB's to end: the commit ends it either way.
                     if let flushMarker {
-                        code = try flushMarker.commit { mdb_txn_commit(txn) }
+                        do {
+                            code = try flushMarker.commit { mdb_txn_commit(txn) }
+                        } catch {
+                            // The marker could not be written, so the commit never ran.
+                            mdb_txn_abort(txn)
+                            throw error
+                        }
                     } else {
                         code = mdb_txn_commit(txn)
                     }
@@ -234,22 +294,78 @@ final class BlobStore: @unchecked Sendable {
                     } else if code == MDB_MAP_FULL {
                         outcome.code = code
                     } else {
-                        throw LMDBError.error(code, "commit a write transaction")
+                        throw LMDBError.commitError(code, directory: directory)
                     }
-                } catch let StorageError.lmdb(_, code, _) where code == MDB_MAP_FULL {
-                    mdb_txn_abort(txn)
-                    outcome.code = code
-                } catch {
-                    mdb_txn_abort(txn)
-                    throw error
                 }
+            } catch {
+                if environmentPanicked() { try reopenAfterPanic() }
+                throw error
             }
             if let result = outcome.result { return result }
-            if outcome.code == MDB_MAP_RESIZED {
-                try adoptResizedMap()
-            } else if outcome.code == MDB_MAP_FULL {
-                try growMap()
+            switch outcome.code {
+            case MDB_MAP_RESIZED: try adoptResizedMap()
+            case MDB_MAP_FULL: try growMap()
+            case MDB_PANIC:
+                try reopenAfterPanic()
+                throw LMDBError.error(MDB_PANIC, "begin a write transaction", path: directory.path)
+            default: break
             }
+        }
+    }
+
+    /// Whether LMDB has marked the environment as fatally failed (every transaction then fails
+    /// with `MDB_PANIC` until it is reopened).
+    private func environmentPanicked() -> Bool {
+        mapLock.withReadLock {
+            guard !isClosed.withLock({ $0 }) else { return false }
+            var txn: OpaquePointer?
+            let code = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn)
+            if code == 0 { mdb_txn_abort(txn) }
+            return code == MDB_PANIC
+        }
+    }
+
+    /// Closes an environment LMDB marked as failed and opens the same files again.
+    private func reopenAfterPanic() throws {
+        try mapLock.withWriteLock {
+            try ensureOpen()
+            dropReadPool()
+            var info = MDB_envinfo()
+            mdb_env_info(environment, &info)
+            mdb_env_close(environment)
+            do {
+                let env = try Self.openEnvironment(directory, flags: flags, mapBytes: info.me_mapsize, mode: fileMode)
+                environment = env
+                databases = try Self.openDatabases(env, readOnly: isReadOnly)
+            } catch {
+                isClosed.withLock { $0 = true }
+                throw StorageError.corruptStore(
+                    path: directory.path, reason: "the blob store could not be reopened after a failed write: \(error)")
+            }
+        }
+    }
+
+    /// Bytes the data file already holds that new pages can reuse without the file growing:
+    /// LMDB's free pages plus any pages written past the last committed one by a failed commit.
+    func reusableBytes() throws -> Int {
+        try mapLock.withReadLock {
+            try ensureOpen()
+            var info = MDB_envinfo()
+            var stat = MDB_stat()
+            mdb_env_info(environment, &info)
+            mdb_env_stat(environment, &stat)
+            let page = Int(stat.ms_psize)
+            let tail = max(0, (directory.appendingPathComponent("data.mdb").fileSize ?? 0) - (Int(info.me_last_pgno) + 1) * page)
+            var txn: OpaquePointer?
+            guard mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn) == 0, let txn else { return tail }
+            defer { mdb_txn_abort(txn) }
+            var freePages = 0
+            // The free-page database (handle 0) holds lists of page numbers, each led by its count.
+            try LMDBTransaction(handle: txn).forEach(0) { _, value in
+                if value.count >= MemoryLayout<Int>.size { freePages += value.loadUnaligned(as: Int.self) }
+                return true
+            }
+            return tail + freePages * page
         }
     }
 
@@ -293,9 +409,10 @@ final class BlobStore: @unchecked Sendable {
 
     /// Forces committed data to disk (and, in periodic durability, marks the store clean).
     func sync() throws {
+        if isReadOnly { return }
         try mapLock.withReadLock {
             try ensureOpen()
-            let sync = { try LMDBError.check(mdb_env_sync(self.environment, 1), "flush to disk") }
+            let sync = { try LMDBError.check(mdb_env_sync(self.environment, 1), "flush to disk", path: self.directory.path) }
             if let flushMarker { try flushMarker.flush(sync) } else { try sync() }
         }
     }
@@ -303,7 +420,7 @@ final class BlobStore: @unchecked Sendable {
     /// Clears reader slots left by processes that died inside a read transaction.
     func clearStaleReaders() {
         mapLock.withReadLock {
-            guard !isClosed.withLock({ $0 }) else { return }
+            guard !isClosed.withLock({ $0 }), !readsWithoutLocks else { return }
             var dead: Int32 = 0
             mdb_reader_check(environment, &dead)
         }
@@ -348,20 +465,16 @@ final class BlobStore: @unchecked Sendable {
                     path: dataFile.path, operation: "replace with the compacted copy", errno: code,
                     message: String(cString: strerror(code)))
             }
-            var env: OpaquePointer?
-            mdb_env_create(&env)
-            guard let env else {
+            StoreFiles.tighten(dataFile.path, to: fileMode)
+            guard let env = try? Self.openEnvironment(directory, flags: flags, mapBytes: info.me_mapsize, mode: fileMode)
+            else {
                 isClosed.withLock { $0 = true }
-                throw StorageError.lmdb(operation: "reopen after compaction", code: ENOMEM, message: "no memory")
+                throw LMDBError.error(MDB_CORRUPTED, "reopen after compaction")
             }
-            mdb_env_set_maxdbs(env, 8)
-            mdb_env_set_maxreaders(env, 510)
-            mdb_env_set_mapsize(env, info.me_mapsize)
-            let code = mdb_env_open(env, directory.path, flags, 0o644)
-            guard code == 0, let reopened = try? Self.openDatabases(env) else {
+            guard let reopened = try? Self.openDatabases(env, readOnly: false) else {
                 mdb_env_close(env)
                 isClosed.withLock { $0 = true }
-                throw LMDBError.error(code == 0 ? MDB_CORRUPTED : code, "reopen after compaction")
+                throw LMDBError.error(MDB_CORRUPTED, "reopen after compaction")
             }
             environment = env
             databases = reopened
@@ -384,9 +497,10 @@ extension URL {
         return (info.st_mode & S_IFMT) != S_IFDIR
     }
 
+    /// Whether something other than a regular file stands here (a symbolic link counts).
     var isExistingNonRegularFile: Bool {
         var info = stat()
-        guard stat(path, &info) == 0 else { return false }
+        guard lstat(path, &info) == 0 else { return false }
         return (info.st_mode & S_IFMT) != S_IFREG
     }
 }

@@ -28,21 +28,66 @@ final class MetadataIndex: @unchecked Sendable {
     let writer: SQLiteConnection
     private let reader: Locked<SQLiteConnection>
 
-    init(path: String) throws(OpenFailure) {
+    /// Where the index lives and how it is opened.
+    enum Location {
+        /// The store's `index.sqlite`, created with the sharing's mode when missing.
+        case file(path: String, sharing: FileSharing)
+        /// The same file, opened without writing anything (it must exist and be at the current schema).
+        case readOnlyFile(path: String)
+        /// A private index in memory, rebuilt from LMDB by the first catch-up: for a read-only
+        /// store whose index file cannot be read or lags behind LMDB.
+        case memory
+    }
+
+    /// Whether this index can be written to disk (false for read-only and in-memory indexes).
+    let isPersistent: Bool
+
+    convenience init(path: String, sharing: FileSharing = .owner) throws(OpenFailure) {
+        try self.init(.file(path: path, sharing: sharing))
+    }
+
+    init(_ location: Location) throws(OpenFailure) {
+        let path: String
+        switch location {
+        case let .file(filePath, _), let .readOnlyFile(filePath): path = filePath
+        case .memory: path = ":memory:"
+        }
         self.path = path
         do {
-            let writer = try SQLiteConnection(path: path)
-            try Self.configure(writer)
-            let version = try Int(writer.scalar("PRAGMA user_version") ?? 0)
-            if version > IndexSchema.currentVersion { throw OpenFailure.newer(version) }
-            try Self.migrate(writer, from: version)
+            if case let .file(_, sharing) = location {
+                // SQLite gives its -wal and -shm files the mode of the database file.
+                try StoreFiles.createFile(URL(fileURLWithPath: path), sharing: sharing)
+            }
+            let readOnly = if case .readOnlyFile = location { true } else { false }
+            let writer = try SQLiteConnection(path: path, readOnly: readOnly)
+            if case .readOnlyFile = location {
+                sqlite3_busy_timeout(writer.handle, 10_000)
+                let version = try Int(writer.scalar("PRAGMA user_version") ?? 0)
+                if version > IndexSchema.currentVersion { throw OpenFailure.newer(version) }
+                guard version == IndexSchema.currentVersion else {
+                    throw StorageError.readOnly(path: path, reason: "the index needs a schema upgrade")
+                }
+            } else {
+                try Self.configure(writer)
+                let version = try Int(writer.scalar("PRAGMA user_version") ?? 0)
+                if version > IndexSchema.currentVersion { throw OpenFailure.newer(version) }
+                try Self.migrate(writer, from: version)
+            }
             // Touch every table once: a damaged file fails here rather than on a later write.
             _ = try writer.scalar("SELECT count(*) FROM mirror_state")
             _ = try writer.scalar("SELECT entries FROM totals")
-            let reader = try SQLiteConnection(path: path)
-            try Self.configure(reader)
             self.writer = writer
-            self.reader = Locked(reader)
+            switch location {
+            case .file:
+                let reader = try SQLiteConnection(path: path)
+                try Self.configure(reader)
+                self.reader = Locked(reader)
+                isPersistent = true
+            case .readOnlyFile, .memory:
+                // Nothing writes after opening: one connection serves both roles.
+                self.reader = Locked(writer)
+                isPersistent = false
+            }
         } catch let failure as OpenFailure {
             throw failure
         } catch let StorageError.sqlite(operation, code, message) {
@@ -56,6 +101,13 @@ final class MetadataIndex: @unchecked Sendable {
         } catch {
             throw .failed(error as? StorageError ?? .sqlite(operation: "open", code: -1, message: "\(error)"))
         }
+    }
+
+    /// Whether the index already mirrors LMDB up to `head` for the store `storeID` (a read-only
+    /// store can use it as it is only then).
+    func isCaughtUp(storeID: [UInt8], head: UInt64) -> Bool {
+        guard let state = try? mirrorState() else { return false }
+        return state.storeID == storeID && state.appliedSequence == head
     }
 
     private static func isDirectory(_ path: String) -> Bool {
@@ -93,13 +145,14 @@ final class MetadataIndex: @unchecked Sendable {
     /// Copies the write-ahead log back into the database when it has grown past `thresholdBytes`.
     /// Passive: never waits for readers, in this process or another.
     func checkpointIfLarge(thresholdBytes: Int = 4 << 20) {
+        guard isPersistent else { return }
         let walSize = URL(fileURLWithPath: path + "-wal").fileSize ?? 0
         guard walSize > thresholdBytes, walSize > 0 else { return }
         try? writer.execute("PRAGMA wal_checkpoint(PASSIVE)")
     }
 
     func close() {
-        try? writer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        if isPersistent { try? writer.execute("PRAGMA wal_checkpoint(PASSIVE)") }
         writer.close()
         reader.withLock { $0.close() }
     }

@@ -11,16 +11,19 @@ final class SQLiteConnection {
     let path: String
     private var statements: [String: OpaquePointer] = [:]
 
-    init(path: String, readOnly: Bool = false) throws {
+    /// Opens `path` (a file name, or a `file:` URI when `uri` is set).
+    init(path: String, readOnly: Bool = false, uri: Bool = false) throws {
         self.path = path
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-            | SQLITE_OPEN_NOMUTEX
+            | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0)
         let code = sqlite3_open_v2(path, &db, flags, nil)
         if code != SQLITE_OK {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            let systemError = db.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(db)
-            throw StorageError.sqlite(operation: "open \(path)", code: code, message: message)
+            throw Self.typedError(code, systemError: systemError, path: path, operation: "open")
+                ?? StorageError.sqlite(operation: "open \(path)", code: code, message: message)
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -43,7 +46,8 @@ final class SQLiteConnection {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_free(message)
-            throw StorageError.sqlite(operation: "run \(sql.prefix(60))", code: code, message: text)
+            throw Self.typedError(code, systemError: sqlite3_system_errno(handle), path: path, operation: "write the index")
+                ?? StorageError.sqlite(operation: "run \(sql.prefix(60))", code: code, message: text)
         }
     }
 
@@ -64,7 +68,20 @@ final class SQLiteConnection {
     }
 
     func error(_ code: Int32, _ operation: String) -> StorageError {
-        .sqlite(operation: operation, code: code, message: String(cString: sqlite3_errmsg(handle)))
+        Self.typedError(code, systemError: sqlite3_system_errno(handle), path: path, operation: "write the index")
+            ?? .sqlite(operation: operation, code: code, message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// The file-system cause behind a SQLite failure, when it has one: a full disk (`SQLITE_FULL`,
+    /// or an I/O error whose system error is `ENOSPC`), a read-only file, a refused permission.
+    static func typedError(_ code: Int32, systemError: Int32, path: String, operation: String) -> StorageError? {
+        let primary = code & 0xFF
+        if primary == SQLITE_FULL { return .diskFull(path: path, operation: operation) }
+        if primary == SQLITE_READONLY { return .readOnly(path: path, reason: "the index cannot be written") }
+        guard primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN, systemError > 0 else { return nil }
+        let typed = FileSystemErrors.error(errno: systemError, path: path, operation: operation)
+        if case .io = typed { return nil }
+        return typed
     }
 
     /// The first column of the first row of `sql`, as an integer.

@@ -20,9 +20,12 @@ final class FlushMarker: Sendable {
     private let lock: FileLock
     private let bootID: String
 
-    init(directory: URL) throws {
+    private let sharing: FileSharing
+
+    init(directory: URL, sharing: FileSharing) throws {
         stateURL = directory.appendingPathComponent("flush.state")
-        lock = try FileLock(url: directory.appendingPathComponent("flush.lock"))
+        self.sharing = sharing
+        lock = try FileLock(url: directory.appendingPathComponent("flush.lock"), sharing: sharing)
         bootID = Self.currentBootID()
     }
 
@@ -36,12 +39,22 @@ final class FlushMarker: Sendable {
     }
 
     /// Runs an LMDB commit under the shared lock, marking the store dirty first when it is clean.
+    ///
+    /// The marker is read again after every change of lock, because converting a `flock` is not
+    /// atomic: a flush in another process may mark the store clean in between, and a commit must
+    /// never land under `clean`. When the marker cannot be written (a full disk), `body` does not run.
     func commit<Result>(_ body: () throws -> Result) throws -> Result {
+        let dirtyLine = "dirty \(bootID)"
         lock.lockShared()
-        if readState() != "dirty \(bootID)" {
+        while readState() != dirtyLine {
             lock.unlock()
             lock.lockExclusive()
-            if readState() != "dirty \(bootID)" { try writeState("dirty", durably: true) }
+            do {
+                if readState() != dirtyLine { try writeState("dirty", durably: true) }
+            } catch {
+                lock.unlock()
+                throw error
+            }
             lock.unlock()
             lock.lockShared()
         }
@@ -64,29 +77,40 @@ final class FlushMarker: Sendable {
     }
 
     /// `dirty` must be on disk before the commit it covers; `clean` need not be (losing it only
-    /// leaves `dirty`, which errs on the safe side).
+    /// leaves `dirty`, which errs on the safe side). Written to a temporary file renamed over the
+    /// marker, which is removed again whenever the write fails (a full disk leaves no litter).
     private func writeState(_ state: String, durably: Bool) throws {
         let temporary = stateURL.deletingLastPathComponent().appendingPathComponent("flush.state.\(getpid())")
-        let text = "\(state) \(bootID)"
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let text = Array("\(state) \(bootID)".utf8)
+        unlink(temporary.path)
+        let descriptor = open(
+            temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, sharing.fileMode)
         guard descriptor >= 0 else { throw Self.error(temporary, "create") }
-        let written = text.withCString { write(descriptor, $0, strlen($0)) }
-        if durably { fsync(descriptor) }
+        fchmod(descriptor, sharing.fileMode)
+        let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        var failure: StorageError?
+        if written != text.count {
+            failure = written < 0 ? Self.error(temporary, "write") : .diskFull(path: temporary.path, operation: "write the flush marker")
+        } else if durably && fsync(descriptor) != 0 {
+            failure = Self.error(temporary, "sync")
+        }
         close(descriptor)
-        guard written == text.utf8.count, rename(temporary.path, stateURL.path) == 0 else {
-            throw Self.error(stateURL, "write")
+        if failure == nil && rename(temporary.path, stateURL.path) != 0 { failure = Self.error(stateURL, "replace") }
+        if let failure {
+            unlink(temporary.path)
+            throw failure
         }
         if durably {
             let directory = open(stateURL.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
             if directory >= 0 {
-                fsync(directory)
-                close(directory)
+                defer { close(directory) }
+                if fsync(directory) != 0 { throw Self.error(stateURL.deletingLastPathComponent(), "sync") }
             }
         }
     }
 
     private static func error(_ url: URL, _ operation: String) -> StorageError {
-        .io(path: url.path, operation: "\(operation) the flush marker", errno: errno, message: String(cString: strerror(errno)))
+        FileSystemErrors.error(errno: errno, path: url.path, operation: "\(operation) the flush marker")
     }
 
     /// An identifier that changes at every boot of the machine.

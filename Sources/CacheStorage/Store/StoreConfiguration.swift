@@ -34,6 +34,14 @@ public struct StoreConfiguration: Sendable {
     /// Address space LMDB reserves at first; `nil` (the default) means twice ``byteLimit``, at
     /// least 64 MiB. The map doubles whenever it fills, so this only sets where growth starts.
     public var initialMapBytes: Int?
+    /// How the store shares its volume: the free space that must stay free, and a reserve that
+    /// lets deletions commit on a full disk. ``DiskSpacePolicy/standard`` by default.
+    public var diskSpace: DiskSpacePolicy = .standard
+    /// Whether the store is opened for writing. ``StoreAccess/readWrite`` by default (falling back
+    /// to read-only, logged, when the folder cannot be written).
+    public var access: StoreAccess = .readWrite
+    /// Who may open the files the store creates. ``FileSharing/owner`` (0700/0600) by default.
+    public var sharing: FileSharing = .owner
     /// Where the store reports recoveries and repairs.
     public var logger: Logger = Logger(label: "CacheStorage")
 

@@ -13,8 +13,16 @@ final class StoreCore: Sendable {
     let index: MetadataIndex
     let accessLog = AccessLog()
     let writer: StoreWriter
-    /// Held shared for the core's life, so compaction can tell whether another process is using the store.
-    let usersLock: FileLock
+    /// Held shared for the core's life, so compaction can tell whether another process is using
+    /// the store (nil for a read-only store that could not open it).
+    let usersLock: FileLock?
+    /// Why the store is read-only, when it is: every write then fails with ``StorageError/readOnly(path:reason:)``.
+    let readOnlyReason: String?
+    /// The volume's free space, the effective limit and whether writes are paused.
+    let space: SpaceMonitor
+    /// The blocks given up so that deletions commit on a full disk.
+    let reserve: SpaceReserve
+    private let lastReserveAttempt = Locked<ContinuousClock.Instant?>(nil)
     /// The journal sequence last mirrored into SQLite: entries at or below it may be trimmed.
     let appliedSequence: Locked<UInt64>
     private let lastIdleMaintenance = Locked(Date())
@@ -33,6 +41,9 @@ final class StoreCore: Sendable {
         index = opened.index
         appliedSequence = Locked(opened.appliedSequence)
         usersLock = opened.usersLock
+        readOnlyReason = opened.readOnlyReason
+        space = SpaceMonitor(directory: directory, policy: configuration.diskSpace, logger: configuration.logger)
+        reserve = SpaceReserve(url: layout.reserve, sharing: configuration.sharing)
         let idleInterval: TimeInterval
         if case let .periodic(interval) = configuration.durability {
             idleInterval = max(0.01, Double(interval.wholeMilliseconds) / 1000)
@@ -40,16 +51,33 @@ final class StoreCore: Sendable {
             idleInterval = 1
         }
         writer = StoreWriter(idleInterval: idleInterval, maxBatchBytes: configuration.maxBatchBytes)
+        if let readOnlyReason {
+            let refusal = StorageError.readOnly(path: directory.path, reason: readOnlyReason)
+            writer.start { batch, _ in
+                for item in batch { item.completion(.failure(refusal)) }
+            }
+            return
+        }
+        if let failure = opened.spaceFailure {
+            space.pause(failure)
+        } else if let volume = space.volume(), volume.availableBytes < 1 << 20,
+            (try? blobs.reusableBytes()) ?? 0 < 1 << 20
+        {
+            // Opened on a full disk: say so at once (statistics, cachectl stats) rather than at the first put.
+            space.pause(.diskFull(path: layout.blobs.appendingPathComponent("data.mdb").path, operation: "write to"))
+        }
         writer.start { [self] batch, idle in
             if idle { idlePass() } else { process(batch) }
         }
     }
 
+    var isReadOnly: Bool { readOnlyReason != nil }
+
     func close() {
         writer.stop()
         index.close()
         blobs.close()
-        usersLock.unlock()
+        usersLock?.unlock()
     }
 
     // MARK: Batches
@@ -70,32 +98,91 @@ final class StoreCore: Sendable {
     }
 
     /// Commits many puts, updates and removals as one LMDB transaction, then mirrors and enforces limits.
+    ///
+    /// While writes are paused for lack of space, puts and updates fail at once with the error that
+    /// paused them (unless the volume or LMDB's free pages now hold room for them), and removals
+    /// still run, with the space reserve's help: they are what makes room.
     private func runGroup(_ items: [StoreWriter.Pending]) {
         guard !items.isEmpty else { return }
+        let bytes = items.reduce(0) { $0 + $1.operation.payloadBytes }
+        if let paused = space.mayTryWrite(bytes: bytes, reusableBytes: { (try? blobs.reusableBytes()) ?? 0 }) {
+            for item in items where !item.operation.isRemoval { item.completion(.failure(paused)) }
+            commitGroup(items.filter(\.operation.isRemoval))
+            return
+        }
+        commitGroup(items)
+    }
+
+    private func commitGroup(_ items: [StoreWriter.Pending]) {
+        guard !items.isEmpty else { return }
+        let removalsOnly = items.allSatisfy(\.operation.isRemoval)
         let results: [WriteOutcome]
         do {
-            let trimThrough = appliedSequence.withLock { $0 }
-            results = try blobs.write { txn in
-                var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
-                try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
-                var changes = ChangeSet(txn: txn, databases: blobs.databases)
-                let outcomes = try items.map { try changes.apply($0.operation) }
-                try txn.appendJournal(changes.touched, info: &info, blobs.databases)
-                try txn.writeStoreInfo(info, blobs.databases)
-                return outcomes
+            let commit = {
+                let trimThrough = self.appliedSequence.withLock { $0 }
+                return try self.blobs.write { txn in
+                    var info = try txn.storeInfo(self.blobs.databases) ?? StoreInfo.fresh()
+                    try txn.trimJournal(through: trimThrough, info: &info, self.blobs.databases)
+                    var changes = ChangeSet(txn: txn, databases: self.blobs.databases)
+                    let outcomes = try items.map { try changes.apply($0.operation) }
+                    try txn.appendJournal(changes.touched, info: &info, self.blobs.databases)
+                    try txn.writeStoreInfo(info, self.blobs.databases)
+                    return outcomes
+                }
             }
+            results = removalsOnly ? try freeingSpace(commit) : try commit()
+        } catch let error as StorageError where error.isOutOfSpace {
+            space.pause(error)
+            let removals = items.filter(\.operation.isRemoval)
+            guard !removalsOnly, !removals.isEmpty else {
+                for item in items { item.completion(.failure(error)) }
+                return
+            }
+            // The removals alone, with the reserve if need be: they free space.
+            for item in items where !item.operation.isRemoval { item.completion(.failure(error)) }
+            commitGroup(removals)
+            return
         } catch {
             for item in items { item.completion(.failure(error)) }
             return
         }
         // LMDB has committed: the writes are done whatever happens to the index below, which
-        // the next batch or the next open catches up.
+        // the next batch or the next open catches up. A commit that succeeded shows there is room.
+        space.resume()
+        space.noteWritten(bytes: items.reduce(0) { $0 + $1.operation.payloadBytes })
         synchronizeIndex()
         enforceLimits()
         for (item, result) in zip(items, results) { item.completion(.success(result)) }
         flushState.withLock { $0.pending = true }
         flushIfDue()
         index.checkpointIfLarge()
+    }
+
+    /// Runs a write that frees space; when it fails for lack of space, gives up the space reserve
+    /// and runs it once more (LMDB copies the pages a deletion changes, so even that needs room).
+    func freeingSpace<Value>(_ body: () throws -> Value) throws -> Value {
+        do {
+            return try body()
+        } catch let error as StorageError where error.isOutOfSpace && reserve.release() {
+            space.warnOnce("reserve", "The disk is full: released the space reserve so that deletions commit", error: error)
+            return try body()
+        }
+    }
+
+    /// Allocates the space reserve again once the volume has room for it and more; tried at most
+    /// once per recheck interval while it is missing.
+    private func replenishReserveIfDue() {
+        guard space.pausedError == nil, let volume = space.volume() else { return }
+        let bytes = configuration.diskSpace.reserveBytes(volumeBytes: volume.totalBytes)
+        guard bytes > 0 else { return }
+        let now = ContinuousClock.now
+        let due = lastReserveAttempt.withLock { last in
+            if let last, now - last < configuration.diskSpace.recheckInterval { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        reserve.replenish(to: bytes, keepingFree: max(bytes, 1 << 20))
     }
 
     /// In periodic durability, syncs LMDB once the interval has passed since the last sync.
@@ -109,7 +196,7 @@ final class StoreCore: Sendable {
             try blobs.sync()
             flushState.withLock { $0 = (ContinuousClock.now, false) }
         } catch {
-            logger.warning("Could not flush the blob store", metadata: ["error": "\(error)"])
+            space.warnOnce("flush", "Could not flush the blob store", error: error)
         }
     }
 
@@ -118,10 +205,12 @@ final class StoreCore: Sendable {
         do {
             switch item.operation {
             case .removeAll:
-                try removeEverything()
+                try freeingSpace { try removeEverything() }
+                space.resume()
                 result = .success(.done)
             case let .evict(bytes, entries):
                 result = .success(try evict(toBytes: bytes, toEntries: entries))
+                space.resume()
             case .flush:
                 try synchronizeIndexThrowing()
                 try blobs.sync()
@@ -131,14 +220,7 @@ final class StoreCore: Sendable {
                 appliedSequence.withLock { $0 = head }
                 result = .success(.done)
             case .compact:
-                try synchronizeIndexThrowing()
-                let indexBefore = indexFileBytes
-                try index.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                try index.writer.execute("VACUUM")
-                try index.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                let lmdb = try blobs.compactInPlace()
-                result = .success(
-                    .compacted(bytesBefore: lmdb.before + indexBefore, bytesAfter: lmdb.after + indexFileBytes))
+                result = .success(try compact())
             case .put, .update, .remove, .removeIfDamaged:
                 result = .failure(StorageError.closed)  // never routed here
             }
@@ -151,8 +233,30 @@ final class StoreCore: Sendable {
         index.checkpointIfLarge()
     }
 
+    /// LMDB first (on a full disk it frees the most, and its copy of the remaining data is what
+    /// fits), then the index, whose vacuum needs room for a copy of it: skipped when there is none.
+    private func compact() throws -> WriteOutcome {
+        do {
+            try synchronizeIndexThrowing()
+        } catch let error as StorageError where error.isOutOfSpace {
+            space.warnOnce("index", "The disk is full: compacting without bringing the index up to date first", error: error)
+        }
+        let indexBefore = indexFileBytes
+        let lmdb = try freeingSpace { try blobs.compactInPlace() }
+        do {
+            try index.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try index.writer.execute("VACUUM")
+            try index.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        } catch let error as StorageError where error.isOutOfSpace {
+            space.warnOnce("vacuum", "The disk is full: the index was not vacuumed", error: error)
+        }
+        space.resume()
+        return .compacted(bytesBefore: lmdb.before + indexBefore, bytesAfter: lmdb.after + indexFileBytes)
+    }
+
     /// With no operations queued: persist recorded reads, sync in relaxed mode, clear stale readers.
     private func idlePass() {
+        replenishReserveIfDue()
         synchronizeIndex()
         index.checkpointIfLarge(thresholdBytes: 0)
         flushIfDue(force: true)
@@ -170,7 +274,7 @@ final class StoreCore: Sendable {
         do {
             try synchronizeIndexThrowing()
         } catch {
-            logger.warning("Could not update the metadata index; it will catch up later", metadata: ["error": "\(error)"])
+            space.warnOnce("index", "Could not update the metadata index; it will catch up later", error: error)
         }
     }
 
@@ -193,15 +297,26 @@ final class StoreCore: Sendable {
     private func enforceLimits() {
         do {
             let totals = try index.totals(on: index.writer)
-            let overBytes = totals.bytes > configuration.byteLimit
+            let limit = byteLimit(storeBytes: totals.bytes)
+            let overBytes = totals.bytes > limit.bytes
             let overEntries = configuration.entryLimit.map { totals.entries > $0 } ?? false
             guard overBytes || overEntries else { return }
             _ = try evict(
-                toBytes: overBytes ? configuration.byteLowWater : nil,
+                toBytes: overBytes ? Int(Double(limit.bytes) * configuration.lowWaterFraction) : nil,
                 toEntries: overEntries ? configuration.entryLowWater : nil)
         } catch {
-            logger.warning("Eviction failed", metadata: ["error": "\(error)"])
+            space.warnOnce("evict", "Eviction failed", error: error)
         }
+    }
+
+    /// The byte limit in force: ``StoreConfiguration/byteLimit``, or less when the volume cannot
+    /// spare that much (counting the free pages inside LMDB's file, which the store reuses before
+    /// the file grows, so evicting lowers the store's bytes without lowering its limit).
+    func byteLimit(storeBytes: Int) -> ByteLimit {
+        let quick = space.effectiveLimit(configuredLimit: configuration.byteLimit, storeBytes: storeBytes)
+        guard quick.boundByFreeSpace else { return quick }
+        let reusable = (try? blobs.reusableBytes()) ?? 0
+        return space.effectiveLimit(configuredLimit: configuration.byteLimit, storeBytes: storeBytes + reusable)
     }
 
     /// Removes expired, then least recently used entries until both targets hold.
@@ -252,19 +367,26 @@ final class StoreCore: Sendable {
         for start in stride(from: 0, to: digests.count, by: Self.removalsPerTransaction) {
             let chunk = digests[start..<min(start + Self.removalsPerTransaction, digests.count)]
             let trimThrough = appliedSequence.withLock { $0 }
-            try blobs.write { txn in
-                var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
-                try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
-                var changes = ChangeSet(txn: txn, databases: blobs.databases)
-                for digest in chunk {
-                    if let size = try changes.delete(digest) {
-                        entries += 1
-                        bytes += size
+            // The body may run again (a grown map, a released reserve): count in it, per run.
+            let freed = try freeingSpace {
+                try blobs.write { txn -> (entries: Int, bytes: Int) in
+                    var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
+                    try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
+                    var changes = ChangeSet(txn: txn, databases: blobs.databases)
+                    var freed = (entries: 0, bytes: 0)
+                    for digest in chunk {
+                        if let size = try changes.delete(digest) {
+                            freed.entries += 1
+                            freed.bytes += size
+                        }
                     }
+                    try txn.appendJournal(changes.touched, info: &info, blobs.databases)
+                    try txn.writeStoreInfo(info, blobs.databases)
+                    return freed
                 }
-                try txn.appendJournal(changes.touched, info: &info, blobs.databases)
-                try txn.writeStoreInfo(info, blobs.databases)
             }
+            entries += freed.entries
+            bytes += freed.bytes
         }
         return .removed(entries: entries, bytes: bytes)
     }
@@ -284,7 +406,12 @@ final class StoreCore: Sendable {
             try txn.writeStoreInfo(info, blobs.databases)
         }
         // The journal was emptied on purpose: rebuild (to empty) without logging it as a recovery.
-        let head = try mirror.catchUp(forceRebuild: true)
-        appliedSequence.withLock { $0 = head }
+        // LMDB is empty either way; on a full disk the index empties at its next catch-up.
+        do {
+            let head = try mirror.catchUp(forceRebuild: true)
+            appliedSequence.withLock { $0 = head }
+        } catch let error as StorageError where error.isOutOfSpace {
+            space.warnOnce("index", "The disk is full: the index will be emptied once there is room", error: error)
+        }
     }
 }

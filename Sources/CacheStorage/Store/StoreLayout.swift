@@ -9,6 +9,7 @@ import Foundation
 /// DIR/users.lock                 held shared by every process that has the store open
 /// DIR/flush.state, flush.lock    periodic durability's dirty/clean marker (see FlushMarker)
 /// DIR/quarantine/                damaged stores moved aside, newest kept
+/// DIR/space.reserve              given up so that deletions commit on a full disk (see SpaceReserve)
 /// ```
 struct StoreLayout: Sendable {
     let directory: URL
@@ -20,10 +21,34 @@ struct StoreLayout: Sendable {
     var openLock: URL { directory.appendingPathComponent("open.lock") }
     var usersLock: URL { directory.appendingPathComponent("users.lock") }
     var quarantine: URL { directory.appendingPathComponent("quarantine", isDirectory: true) }
+    var reserve: URL { directory.appendingPathComponent("space.reserve") }
+
+    /// Every file and folder the store keeps, for bringing their modes in line on open.
+    var ownFiles: [URL] {
+        [blobs, blobs.appendingPathComponent("data.mdb"), blobs.appendingPathComponent("lock.mdb"), index]
+            + indexSidecars + [flushState, directory.appendingPathComponent("flush.lock"), openLock, usersLock, reserve]
+    }
+
+    /// Brings the modes of the store's existing files this user owns in line with `sharing`.
+    func tightenModes(sharing: FileSharing) {
+        StoreFiles.tighten(directory.path, to: sharing.directoryMode)
+        for url in ownFiles {
+            StoreFiles.tighten(url.path, to: url == blobs ? sharing.directoryMode : sharing.fileMode)
+        }
+        StoreFiles.tighten(quarantine.path, to: sharing.directoryMode)
+    }
 
     /// Moves the named parts aside into `quarantine/<time>-<reason>/`, keeping the newest three.
-    func quarantine(_ parts: [URL], reason: String) throws -> URL {
+    ///
+    /// A symbolic link planted at `quarantine` is removed (the link, not its target) and a real
+    /// folder made in its place, so nothing outside the cache is ever moved into or deleted.
+    func quarantine(_ parts: [URL], reason: String, sharing: FileSharing) throws -> URL {
         let fileManager = FileManager.default
+        var info = stat()
+        if lstat(quarantine.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR {
+            unlink(quarantine.path)
+        }
+        try StoreFiles.makeDirectory(quarantine, sharing: sharing)
         let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
         let slug = String(reason.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(40))
         var destination = quarantine.appendingPathComponent("\(stamp)-\(slug)", isDirectory: true)
@@ -32,7 +57,7 @@ struct StoreLayout: Sendable {
             attempt += 1
             destination = quarantine.appendingPathComponent("\(stamp)-\(slug)-\(attempt)", isDirectory: true)
         }
-        try fileManager.createDirectory(at: destination, withIntermediateDirectories: true)
+        try StoreFiles.makeDirectory(destination, sharing: sharing)
         for part in parts where fileManager.fileExists(atPath: part.path) {
             try fileManager.moveItem(at: part, to: destination.appendingPathComponent(part.lastPathComponent))
         }
@@ -50,13 +75,22 @@ final class FileLock: @unchecked Sendable {
     private let descriptor: Int32
     let url: URL
 
-    init(url: URL) throws {
+    /// Opens (creating when missing, with the sharing's mode) the lock file at `url`.
+    init(url: URL, sharing: FileSharing) throws {
         self.url = url
-        descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if descriptor < 0 {
-            throw StorageError.io(
-                path: url.path, operation: "open lock file", errno: errno, message: String(cString: strerror(errno)))
-        }
+        descriptor = try StoreFiles.openFile(url, sharing: sharing)
+    }
+
+    private init(url: URL, descriptor: Int32) {
+        self.url = url
+        self.descriptor = descriptor
+    }
+
+    /// Opens an existing lock file without writing anything (flock works on a read-only
+    /// descriptor); nil when it is missing or unreadable, as in a folder of another user.
+    static func existing(at url: URL) -> FileLock? {
+        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        return descriptor >= 0 ? FileLock(url: url, descriptor: descriptor) : nil
     }
 
     deinit {
@@ -69,7 +103,4 @@ final class FileLock: @unchecked Sendable {
 
     /// Converts a held shared lock to exclusive, only if no other holder exists.
     func tryUpgrade() -> Bool { flock(descriptor, LOCK_EX | LOCK_NB) == 0 }
-
-    /// Takes the lock exclusively only if nobody else holds it.
-    func tryLockExclusive() -> Bool { flock(descriptor, LOCK_EX | LOCK_NB) == 0 }
 }

@@ -62,7 +62,11 @@ struct StoreMirror {
                     change += try index.delete(digests: absent)
                     try index.adjustTotals(change)
                 }
-                try index.setMirrorState(storeID: info.storeID, appliedSequence: info.head)
+                // Written only when it moved: a catch-up with nothing to do writes nothing, so
+                // opening a store on a full disk needs no free space.
+                if state.storeID != info.storeID || state.appliedSequence != info.head {
+                    try index.setMirrorState(storeID: info.storeID, appliedSequence: info.head)
+                }
                 return info.head
             }
             if !accesses.isEmpty { try index.recordAccesses(accesses) }

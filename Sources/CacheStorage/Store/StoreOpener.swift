@@ -15,7 +15,13 @@ struct StoreOpener {
         let blobs: BlobStore
         let index: MetadataIndex
         let appliedSequence: UInt64
-        let usersLock: FileLock
+        /// Held shared while the store is open; nil when a read-only store could not open it.
+        let usersLock: FileLock?
+        /// Why the store was opened read-only, when it was.
+        let readOnlyReason: String?
+        /// The lack of space that kept opening from bringing the index up to date, if any: the
+        /// store serves reads and its writes are paused until there is room.
+        let spaceFailure: StorageError?
     }
 
     private enum Problem: Error {
@@ -23,23 +29,38 @@ struct StoreOpener {
         case newer(String)
     }
 
+    var reserve: SpaceReserve { SpaceReserve(url: layout.reserve, sharing: configuration.sharing) }
+
     func open() throws -> Opened {
+        if configuration.access == .readOnly { return try openReadOnly(reason: "opened read-only") }
+        let sharing = configuration.sharing
         do {
-            try FileManager.default.createDirectory(at: layout.directory, withIntermediateDirectories: true)
-        } catch {
-            throw StorageError.io(
-                path: layout.directory.path, operation: "create the cache folder", errno: errno, message: "\(error)")
+            try StoreFiles.makeDirectory(layout.directory, sharing: sharing)
+        } catch let error as StorageError where error.isPermissionProblem && storeExists {
+            return try openReadOnly(reason: "the cache folder cannot be written")
         }
-        let openLock = try FileLock(url: layout.openLock)
+        if !StoreFiles.isWritableDirectory(layout.directory) && storeExists {
+            return try openReadOnly(reason: "the cache folder cannot be written")
+        }
+        layout.tightenModes(sharing: sharing)
+        let openLock: FileLock
+        let usersLock: FileLock
+        do {
+            openLock = try FileLock(url: layout.openLock, sharing: sharing)
+            usersLock = try FileLock(url: layout.usersLock, sharing: sharing)
+        } catch let error as StorageError where error.isPermissionProblem && storeExists {
+            return try openReadOnly(reason: "the store's files cannot be written")
+        }
         openLock.lockExclusive()
         defer { openLock.unlock() }
-        let usersLock = try FileLock(url: layout.usersLock)
 
         for attempt in 1...3 {
             do {
-                let (blobs, index, applied) = try openParts()
+                let (blobs, index, applied, spaceFailure) = try openParts()
                 usersLock.lockShared()
-                return Opened(blobs: blobs, index: index, appliedSequence: applied, usersLock: usersLock)
+                return Opened(
+                    blobs: blobs, index: index, appliedSequence: applied, usersLock: usersLock, readOnlyReason: nil,
+                    spaceFailure: spaceFailure)
             } catch let problem as Problem {
                 let (reason, isNewer): (String, Bool) =
                     switch problem {
@@ -56,23 +77,95 @@ struct StoreOpener {
                 configuration.logger.error(
                     "Cache store was unusable; moved it aside and started empty",
                     metadata: ["reason": "\(reason)", "moved-to": "\(moved.path)"])
+            } catch let error as StorageError where error.isPermissionProblem && storeExists {
+                return try openReadOnly(reason: "the store's files cannot be written")
             }
         }
         throw StorageError.corruptStore(path: layout.directory.path, reason: "recovery did not converge")
     }
 
-    private func openParts() throws -> (BlobStore, MetadataIndex, UInt64) {
+    private var storeExists: Bool {
+        FileManager.default.fileExists(atPath: layout.blobs.appendingPathComponent("data.mdb").path)
+    }
+
+    /// Opens an existing store without writing anything: LMDB read-only (without its lock file
+    /// when that cannot be opened), the index file as it is when it mirrors LMDB's head, or else an
+    /// index rebuilt in memory from LMDB's records. Never recovers, never blocks a writer.
+    private func openReadOnly(reason: String) throws -> Opened {
+        let path = layout.directory.path
+        guard storeExists else {
+            throw StorageError.readOnly(path: path, reason: "\(reason), and no store exists there yet")
+        }
+        // A recovery in another process moves files: wait for it, without keeping writers out after.
+        let openLock = FileLock.existing(at: layout.openLock)
+        openLock?.lockShared()
+        defer { openLock?.unlock() }
+        if FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout.directory) {
+            throw StorageError.corruptStore(
+                path: path,
+                reason: "the machine went down with unflushed writes, and a read-only open cannot recover it; open it writable once")
+        }
+        let blobs: BlobStore
+        do {
+            blobs = try BlobStore(
+                directory: layout.blobs, durability: configuration.durability, initialMapBytes: 1 << 20,
+                flushMarker: nil, readOnly: true)
+        } catch let .damaged(damage) {
+            throw StorageError.corruptStore(path: path, reason: "blob store: \(damage)")
+        } catch let .failed(error) {
+            throw error
+        }
+        do {
+            let info = try blobs.read { txn in try txn.storeInfo(blobs.databases) }
+            if let info, info.format > StoreInfo.currentFormat {
+                throw StorageError.incompatibleStore(
+                    path: path, reason: "blob store format \(info.format), this version reads \(StoreInfo.currentFormat)")
+            }
+            var index: MetadataIndex?
+            if let info, let onDisk = try? MetadataIndex(.readOnlyFile(path: layout.index.path)),
+                onDisk.isCaughtUp(storeID: info.storeID, head: info.head)
+            {
+                index = onDisk
+            }
+            let chosen: MetadataIndex
+            if let index {
+                chosen = index
+            } else {
+                do {
+                    chosen = try MetadataIndex(.memory)
+                } catch {
+                    throw StorageError.corruptStore(path: path, reason: "cannot build an index in memory: \(error)")
+                }
+            }
+            let mirror = StoreMirror(blobs: blobs, index: chosen, logger: configuration.logger)
+            let applied = index == nil ? try mirror.catchUp(forceRebuild: true) : info?.head ?? 0
+            let usersLock = FileLock.existing(at: layout.usersLock)
+            usersLock?.lockShared()
+            configuration.logger.notice(
+                "Opened the cache store read-only", metadata: ["path": "\(path)", "reason": "\(reason)"])
+            return Opened(
+                blobs: blobs, index: chosen, appliedSequence: applied, usersLock: usersLock, readOnlyReason: reason,
+                spaceFailure: nil)
+        } catch {
+            blobs.close()
+            throw error
+        }
+    }
+
+    private func openParts() throws -> (BlobStore, MetadataIndex, UInt64, StorageError?) {
         if FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout.directory) {
             throw Problem.damaged("the machine went down with unflushed writes")
         }
         var marker: FlushMarker?
-        if case .periodic = configuration.durability { marker = try FlushMarker(directory: layout.directory) }
+        if case .periodic = configuration.durability {
+            marker = try FlushMarker(directory: layout.directory, sharing: configuration.sharing)
+        }
         let blobs: BlobStore
         do {
             blobs = try BlobStore(
                 directory: layout.blobs, durability: configuration.durability,
-                initialMapBytes: configuration.initialMapBytes ?? max(64 << 20, configuration.byteLimit * 2),
-                flushMarker: marker)
+                initialMapBytes: configuration.initialMapBytes ?? Self.defaultMapBytes(byteLimit: configuration.byteLimit),
+                flushMarker: marker, sharing: configuration.sharing)
         } catch let .damaged(reason) {
             throw Problem.damaged("blob store: \(reason)")
         } catch let .failed(error) {
@@ -83,11 +176,19 @@ struct StoreOpener {
             if info.format > StoreInfo.currentFormat {
                 throw Problem.newer("blob store format \(info.format), this version reads \(StoreInfo.currentFormat)")
             }
-            let index = try openIndex(blobs)
+            let index = try withReserveOnFullDisk { try openIndex(blobs) }
             do {
                 let mirror = StoreMirror(blobs: blobs, index: index, logger: configuration.logger)
-                let applied = try mirror.catchUp()
-                return (blobs, index, applied)
+                do {
+                    let applied = try withReserveOnFullDisk { try mirror.catchUp() }
+                    return (blobs, index, applied, nil)
+                } catch let error as StorageError where error.isOutOfSpace {
+                    // Reads need only LMDB: open with the index behind, and catch up once there is room.
+                    configuration.logger.warning(
+                        "The disk is full: opened the cache with its index behind; writes are paused",
+                        metadata: ["error": "\(error)"])
+                    return (blobs, index, try index.mirrorState().appliedSequence, error)
+                }
             } catch {
                 index.close()
                 throw error
@@ -101,8 +202,30 @@ struct StoreOpener {
         }
     }
 
+    /// Runs `body`; when it fails for lack of space, gives up the space reserve and runs it once more.
+    private func withReserveOnFullDisk<Value>(_ body: () throws -> Value) throws -> Value {
+        do {
+            return try body()
+        } catch let error as StorageError where error.isOutOfSpace && reserve.release() {
+            configuration.logger.warning("The disk is full: released the space reserve to open the cache")
+            return try body()
+        } catch let MetadataIndex.OpenFailure.failed(error) where error.isOutOfSpace && reserve.release() {
+            configuration.logger.warning("The disk is full: released the space reserve to open the cache")
+            return try body()
+        }
+    }
+
+    /// Twice the byte limit, at least 64 MiB, without overflowing for a huge limit (the map only
+    /// reserves address space, and doubles whenever it fills).
+    static func defaultMapBytes(byteLimit: Int) -> Int {
+        let (doubled, overflow) = max(0, byteLimit).multipliedReportingOverflow(by: 2)
+        return overflow ? 1 << 40 : min(max(64 << 20, doubled), 1 << 40)
+    }
+
+    /// The store info; written only for a new store, so opening an existing one writes nothing to LMDB.
     private func loadInfo(_ blobs: BlobStore) throws -> StoreInfo {
-        try blobs.write { txn in
+        if let info = try blobs.read({ txn in try txn.storeInfo(blobs.databases) }) { return info }
+        return try blobs.write { txn in
             if let info = try txn.storeInfo(blobs.databases) { return info }
             // A store with records but no info is not one this code wrote.
             if try txn.count(blobs.databases.records) > 0 {
@@ -117,7 +240,7 @@ struct StoreOpener {
     /// Opens the index; a damaged one is moved aside and rebuilt from LMDB by the first catch-up.
     private func openIndex(_ blobs: BlobStore) throws -> MetadataIndex {
         do {
-            return try MetadataIndex(path: layout.index.path)
+            return try MetadataIndex(path: layout.index.path, sharing: configuration.sharing)
         } catch let .newer(version) {
             throw Problem.newer("index schema \(version), this version reads \(IndexSchema.currentVersion)")
         } catch let .failed(error) {
@@ -131,7 +254,7 @@ struct StoreOpener {
                 "Cache index was unusable; moved it aside and rebuilding it from the blob store",
                 metadata: ["reason": "\(reason)", "moved-to": "\(moved.path)"])
             do {
-                return try MetadataIndex(path: layout.index.path)
+                return try MetadataIndex(path: layout.index.path, sharing: configuration.sharing)
             } catch {
                 throw StorageError.corruptStore(path: layout.directory.path, reason: "index cannot be recreated: \(error)")
             }
@@ -140,7 +263,7 @@ struct StoreOpener {
 
     private func quarantine(_ parts: [URL], reason: String) throws -> URL {
         do {
-            return try layout.quarantine(parts, reason: reason)
+            return try layout.quarantine(parts, reason: reason, sharing: configuration.sharing)
         } catch {
             throw StorageError.io(
                 path: layout.quarantine.path, operation: "move the damaged store aside", errno: errno,

@@ -5,7 +5,7 @@ enum StoreRegistry {
     private static let open = Locked<[String: (core: StoreCore, handles: Int)]>([:])
 
     static func acquire(directory: URL, configuration: StoreConfiguration) throws -> StoreCore {
-        let path = canonicalPath(directory)
+        let path = canonicalPath(directory, sharing: configuration.sharing)
         // Opening under the registry lock keeps two handles from opening LMDB twice in this process.
         return try open.withLock { cores in
             if let existing = cores[path] {
@@ -32,8 +32,10 @@ enum StoreRegistry {
         last?.close()
     }
 
-    private static func canonicalPath(_ directory: URL) -> String {
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    private static func canonicalPath(_ directory: URL, sharing: FileSharing) -> String {
+        // Created here (private by default) so that a symbolic link in its path resolves; a
+        // folder that cannot be created is reported by the opener.
+        try? StoreFiles.makeDirectory(directory, sharing: sharing)
         return directory.standardizedFileURL.resolvingSymlinksInPath().path
     }
 }

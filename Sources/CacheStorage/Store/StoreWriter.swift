@@ -142,6 +142,14 @@ enum WriteOperation: Sendable {
     /// Compacts LMDB and vacuums SQLite; the caller has checked no other process uses the store.
     case compact
 
+    /// Whether the operation only removes entries (and so frees space rather than taking it).
+    var isRemoval: Bool {
+        switch self {
+        case .remove, .removeIfDamaged: true
+        default: false
+        }
+    }
+
     /// What the operation weighs against a batch's byte budget. A removal counts as a page, since
     /// it dirties about one LMDB page, so one batch never deletes more than a budget's worth.
     var payloadBytes: Int {

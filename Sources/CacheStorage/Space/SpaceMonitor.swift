@@ -1,0 +1,125 @@
+import Foundation
+import Logging
+
+/// What a store knows about the room it has: the volume's free space (asked for now and then,
+/// never once per put), the effective byte limit that follows from it, and whether writes are
+/// paused because the disk filled.
+///
+/// Used from the writer thread and read by `statistics()`; its state sits behind one lock.
+final class SpaceMonitor: Sendable {
+    private struct State {
+        var volume: VolumeSpace?
+        var checkedAt: ContinuousClock.Instant?
+        var writtenSinceCheck = 0
+        /// The lack of space that paused writes, while they are paused.
+        var paused: StorageError?
+        /// Failure kinds already logged, so a full disk logs once, not once per batch.
+        var logged: Set<String> = []
+    }
+
+    private let directory: URL
+    let policy: DiskSpacePolicy
+    private let logger: Logger
+    private let state = Locked(State())
+
+    init(directory: URL, policy: DiskSpacePolicy, logger: Logger) {
+        self.directory = directory
+        self.policy = policy
+        self.logger = logger
+    }
+
+    /// The volume's space, asked for again when the last answer is older than the policy's
+    /// interval or a quarter of the headroom it showed has been written since.
+    func volume(forceCheck: Bool = false) -> VolumeSpace? {
+        let now = ContinuousClock.now
+        let cached: VolumeSpace? = state.withLock { state in
+            guard !forceCheck, let volume = state.volume, let checkedAt = state.checkedAt,
+                now - checkedAt < policy.recheckInterval,
+                state.writtenSinceCheck < max(1 << 20, volume.availableBytes / 4)
+            else { return nil }
+            return volume
+        }
+        if let cached { return cached }
+        let fresh = VolumeSpace.of(directory.path)
+        state.withLock { state in
+            state.volume = fresh
+            state.checkedAt = now
+            state.writtenSinceCheck = 0
+        }
+        return fresh
+    }
+
+    func noteWritten(bytes: Int) {
+        state.withLock { $0.writtenSinceCheck += bytes }
+    }
+
+    /// The byte limit in force for a store holding `storeBytes` with `configuredLimit` set.
+    func effectiveLimit(configuredLimit: Int, storeBytes: Int) -> ByteLimit {
+        guard policy.followsFreeSpace, let volume = volume() else {
+            return ByteLimit(bytes: configuredLimit, boundByFreeSpace: false)
+        }
+        let keepFree = policy.bytesToKeepFree(volumeBytes: volume.totalBytes)
+        let (spare, overflow) = storeBytes.addingReportingOverflow(volume.availableBytes - keepFree)
+        let allowed = overflow ? Int.max : max(0, spare)
+        return allowed < configuredLimit
+            ? ByteLimit(bytes: allowed, boundByFreeSpace: true)
+            : ByteLimit(bytes: configuredLimit, boundByFreeSpace: false)
+    }
+
+    // MARK: Pausing writes
+
+    /// The error writes fail with while they are paused, or nil when they may be tried.
+    var pausedError: StorageError? { state.withLock { $0.paused } }
+
+    /// Whether a write of `bytes` may be tried now: always while writes are not paused; while they
+    /// are, only once the volume's free space plus what LMDB can reuse inside its file covers it.
+    func mayTryWrite(bytes: Int, reusableBytes: () -> Int) -> StorageError? {
+        guard let paused = pausedError else { return nil }
+        let needed = bytes + bytes / 8 + (256 << 10)
+        let available = volume(forceCheck: true)?.availableBytes ?? 0
+        if available >= needed || available + reusableBytes() >= needed { return nil }
+        return paused
+    }
+
+    /// Pauses writes after `error` (a lack of space), logging the first time.
+    func pause(_ error: StorageError) {
+        let first = state.withLock { state in
+            defer { state.paused = error }
+            return state.paused == nil
+        }
+        if first {
+            logger.warning(
+                "The disk is full: cache writes are paused until space is freed; reads go on",
+                metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Resumes writes after one succeeded or space was freed.
+    func resume() {
+        let wasPaused = state.withLock { state in
+            defer { state.paused = nil }
+            return state.paused != nil
+        }
+        if wasPaused {
+            state.withLock { _ = $0.logged.remove("paused") }
+            logger.notice("Disk space is available again: cache writes resumed")
+        }
+    }
+
+    /// Logs `message` once per `kind` until writes resume (repeated failures of one cause stay quiet).
+    func warnOnce(_ kind: String, _ message: Logger.Message, error: any Error) {
+        let first = state.withLock { $0.logged.insert(kind).inserted }
+        if first { logger.warning(message, metadata: ["error": "\(error)"]) }
+    }
+
+    func clearWarnings() {
+        state.withLock { $0.logged.removeAll() }
+    }
+}
+
+/// A byte limit and where it came from.
+struct ByteLimit: Sendable, Equatable {
+    var bytes: Int
+    /// True when the volume's free space, not the configured limit, set it.
+    var boundByFreeSpace: Bool
+}

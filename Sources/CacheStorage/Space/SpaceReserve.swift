@@ -1,0 +1,69 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file of real, allocated blocks (`DIR/space.reserve`) that the store gives up when the disk
+/// is full, so that what must write to free space can still commit.
+///
+/// LMDB copies every page it changes, so even a deletion needs free pages; SQLite appends a
+/// deletion to its write-ahead log and needs its `-shm` file to open. On a disk filled by other
+/// files neither could run, and the one command a user has to make room, `cachectl purge`, would
+/// fail. Releasing the reserve gives them that room; it is allocated again once the volume has
+/// space to spare. Every process on the store shares the one file: releasing and allocating are
+/// single system calls on it, safe in any order.
+struct SpaceReserve: Sendable {
+    let url: URL
+    let sharing: FileSharing
+
+    /// The bytes the file holds now (0 when missing).
+    var heldBytes: Int { url.fileSize ?? 0 }
+
+    /// Gives the reserve's blocks back to the volume. Returns whether it held any.
+    @discardableResult
+    func release() -> Bool {
+        guard heldBytes > 0 else { return false }
+        let descriptor = open(url.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return ftruncate(descriptor, 0) == 0
+    }
+
+    /// Allocates the reserve up to `bytes` when it holds less and the volume has room for it and
+    /// `spare` more. Returns whether the reserve now holds `bytes`.
+    @discardableResult
+    func replenish(to bytes: Int, keepingFree spare: Int) -> Bool {
+        guard bytes > 0 else { return true }
+        let held = heldBytes
+        guard held < bytes else { return true }
+        guard let space = VolumeSpace.of(url.deletingLastPathComponent().path),
+            space.availableBytes >= bytes - held + spare
+        else { return false }
+        guard let descriptor = try? StoreFiles.openFile(url, sharing: sharing) else { return false }
+        defer { close(descriptor) }
+        if allocate(descriptor, bytes: bytes) { return true }
+        // A partial allocation is worse than none: it takes space without being counted on.
+        ftruncate(descriptor, 0)
+        return false
+    }
+
+    private func allocate(_ descriptor: Int32, bytes: Int) -> Bool {
+        #if os(Linux)
+        return posix_fallocate(descriptor, 0, off_t(bytes)) == 0
+        #else
+        // No posix_fallocate: write the bytes, which allocates them as surely.
+        let chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var offset = 0
+        while offset < bytes {
+            let count = min(chunk.count, bytes - offset)
+            let written = chunk.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, count, off_t(offset)) }
+            guard written == count else { return false }
+            offset += count
+        }
+        return fsync(descriptor) == 0
+        #endif
+    }
+}
