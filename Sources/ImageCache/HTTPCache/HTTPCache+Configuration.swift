@@ -1,5 +1,6 @@
 import CacheStorage
 import Foundation
+import Logging
 
 extension HTTPCache {
     /// What a cache fetches through, where it stores, and its limits.
@@ -39,6 +40,8 @@ extension HTTPCache {
         /// The storage key for a URL when the request gives none: the whole URL by default. One
         /// response is kept per key; a response with `Vary` replaces any other variant.
         public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
+        /// Where the cache reports what it could not store (once per cause; see ``HTTPCache/storageFailures``).
+        public var logger = Logger(label: "ImageCache.HTTPCache")
 
         /// The defaults, storing in `store` and fetching through `transport`.
         public init(store: PersistentStore? = nil, transport: any HTTPTransport = URLSessionTransport()) {

@@ -32,7 +32,7 @@ extension HTTPCache {
         if let candidate, confirms(head, conditional: !conditionalHeaders.isEmpty, transaction) {
             if let updated = candidate.response.updating(with: head, requestTime: requestTime, responseTime: responseTime) {
                 let entry = StoredEntry(response: updated, body: candidate.body, description: candidate.description)
-                try await update(entry, transaction)
+                await update(entry, transaction)
                 return serve(entry, source: .revalidated, transaction, now: responseTime)
             }
             // Validators of another representation: the stored one is not confirmed. A 304 says
@@ -41,10 +41,10 @@ extension HTTPCache {
                 slot?.release()  // the new exchange takes a slot of its own
                 return try await fetch(transaction, conditionalHeaders: [:], candidate: nil)
             }
-            try await remove([transaction.key])
+            await remove([transaction.key])
         }
         if transaction.evaluator.invalidatesStoredResponses(request: transaction.head, status: head.status) {
-            try await invalidate(transaction, locations: head.headers)
+            await invalidate(transaction, locations: head.headers)
         }
         let body: Data
         let description: BodyDescription
@@ -61,7 +61,7 @@ extension HTTPCache {
                 response: StoredResponse(
                     response: head, request: transaction.head, requestTime: requestTime, responseTime: responseTime),
                 body: body, description: description)
-            try await store(entry, transaction)
+            await store(entry, transaction)
             stored = entry.response
         }
         return HTTPCacheResponse(

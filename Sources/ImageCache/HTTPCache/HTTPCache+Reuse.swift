@@ -14,7 +14,7 @@ extension HTTPCache {
         case .onlyIfCached: return try answerOffline(transaction)
         case .default: break
         }
-        let found = try lookUp(transaction)
+        let found = lookUp(transaction)
         let now = Date()
         switch transaction.evaluator.decision(for: transaction.head, stored: found?.entry.response, now: now) {
         case .useStored:
@@ -58,7 +58,7 @@ extension HTTPCache {
 
     /// ``HTTPCacheRequest/Mode/onlyIfCached``: any stored response that matches, stale or not.
     private func answerOffline(_ transaction: Transaction) throws -> HTTPCacheResponse {
-        guard ["GET", "HEAD"].contains(transaction.request.method), let found = try lookUp(transaction),
+        guard ["GET", "HEAD"].contains(transaction.request.method), let found = lookUp(transaction),
             transaction.evaluator.matchesVary(found.entry.response, request: transaction.head)
         else { return try unavailable(transaction) }
         let now = Date()
@@ -67,10 +67,19 @@ extension HTTPCache {
     }
 
     /// The front tier's entry, else the memory tier's, else the disk tier's (kept in memory from then on).
-    func lookUp(_ transaction: Transaction) throws -> Found? {
+    func lookUp(_ transaction: Transaction) -> Found? {
         if let entry = transaction.front?.entry { return Found(entry: entry, tier: .memory) }
         if let entry = memory?.value(for: transaction.key) { return Found(entry: entry, tier: .memory) }
-        guard let disk, let entry = try disk.read(transaction.key) else { return nil }
+        guard let disk else { return nil }
+        let stored: StoredEntry?
+        do {
+            stored = try disk.read(transaction.key)
+        } catch {
+            // A store that cannot be read is a miss: the origin still answers.
+            storageFailureLog.record(error, operation: "read")
+            return nil
+        }
+        guard let entry = stored else { return nil }
         memory?.set(entry, for: transaction.key, cost: entry.cost)
         return Found(entry: entry, tier: .disk)
     }

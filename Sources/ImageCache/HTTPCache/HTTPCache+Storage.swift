@@ -3,21 +3,34 @@ import Foundation
 /// Writing to the tiers: storing, freshening and invalidating.
 extension HTTPCache {
     /// Keeps a new response in every tier, replacing what was stored for the key.
-    func store(_ entry: StoredEntry, _ transaction: Transaction) async throws {
+    ///
+    /// A disk failure (full, read-only, an entry the store refuses) is counted and logged, never
+    /// thrown: the response the origin sent is the caller's whether or not it could be cached.
+    func store(_ entry: StoredEntry, _ transaction: Transaction) async {
         memory?.set(entry, for: transaction.key, cost: entry.cost)
-        try await disk?.write(entry, for: transaction.key, evaluator: transaction.evaluator)
+        guard let disk else { return }
+        do {
+            try await disk.write(entry, for: transaction.key, evaluator: transaction.evaluator)
+        } catch {
+            storageFailureLog.record(error, operation: "store")
+        }
     }
 
-    /// Replaces a stored response's headers after a validation; the body stays.
-    func update(_ entry: StoredEntry, _ transaction: Transaction) async throws {
+    /// Replaces a stored response's headers after a validation; the body stays. Failures as for ``store(_:_:)``.
+    func update(_ entry: StoredEntry, _ transaction: Transaction) async {
         memory?.set(entry, for: transaction.key, cost: entry.cost)
-        try await disk?.update(entry, for: transaction.key, evaluator: transaction.evaluator)
+        guard let disk else { return }
+        do {
+            try await disk.update(entry, for: transaction.key, evaluator: transaction.evaluator)
+        } catch {
+            storageFailureLog.record(error, operation: "update")
+        }
     }
 
     /// RFC 9111 §4.4: after an unsafe method succeeds, the target URI's stored response is gone,
     /// and so are those of the `Location` and `Content-Location` URIs when they share its origin
     /// (another origin's entries are not this response's to invalidate).
-    func invalidate(_ transaction: Transaction, locations headers: HeaderFields) async throws {
+    func invalidate(_ transaction: Transaction, locations headers: HeaderFields) async {
         let target = transaction.request.url
         var keys = [transaction.key]
         for name in ["Location", "Content-Location"] {
@@ -26,12 +39,18 @@ extension HTTPCache {
             else { continue }
             keys.append(configuration.cacheKey(url))
         }
-        try await remove(keys)
+        await remove(keys)
     }
 
-    func remove(_ keys: [String]) async throws {
+    /// Removes `keys` from every tier. A disk failure is counted and logged as for ``store(_:_:)``.
+    func remove(_ keys: [String]) async {
         for key in keys { memory?.removeValue(for: key) }
-        try await disk?.remove(keys)
+        guard let disk else { return }
+        do {
+            try await disk.remove(keys)
+        } catch {
+            storageFailureLog.record(error, operation: "remove")
+        }
     }
 
     private static func sameOrigin(_ first: URL, _ second: URL) -> Bool {

@@ -34,6 +34,12 @@ public final class HTTPCache: Sendable {
     let background = BackgroundWork()
     /// Slots for exchanges with origins, when ``Configuration/maxConcurrentFetches`` sets a limit.
     let fetchSlots: FetchSlots?
+    let storageFailureLog: StorageFailureLog
+
+    /// How often the disk tier failed to store, update or remove a response (a full disk, a
+    /// read-only store, an entry over the store's limits). Such a failure never fails a request:
+    /// the response is returned as it arrived, and each cause is logged once.
+    public var storageFailures: StorageFailureCounts { storageFailureLog.counts }
 
     /// Creates a cache.
     public init(configuration: Configuration = Configuration()) {
@@ -43,6 +49,7 @@ public final class HTTPCache: Sendable {
             configuration.memoryCostLimit > 0
             ? MemoryCache(costLimit: configuration.memoryCostLimit, countLimit: configuration.memoryCountLimit) : nil
         disk = configuration.store.map { DiskTier(store: $0) }
+        storageFailureLog = StorageFailureLog(logger: configuration.logger)
     }
 
     /// The response to `request`, from storage or the origin as RFC 9111 allows, with every body accepted.

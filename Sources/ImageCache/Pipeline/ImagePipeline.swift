@@ -103,6 +103,11 @@ public final class ImagePipeline: Sendable {
     /// Removes everything from the memory tier.
     public func removeAllFromMemory() { memory.removeAll() }
 
+    /// How often the disk cache failed to store, update or remove an image (a full disk, a
+    /// read-only store, a key over its limit). Loads never fail for it: they return the image they
+    /// fetched (source ``ImageResponse/Source/network``), and each cause is logged once.
+    public var storageFailures: StorageFailureCounts { http.storageFailures }
+
     /// Waits for background work (prefetches, stale-while-revalidate refreshes) to finish.
     public func waitForBackgroundWork() async {
         await background.waitUntilIdle()
