@@ -50,7 +50,9 @@ final class MetadataIndex: @unchecked Sendable {
         let path: String
         switch location {
         case let .file(filePath, _), let .readOnlyFile(filePath): path = filePath
-        case .memory: path = ":memory:"
+        case .memory:
+            // Shared between this index's two connections, private to this process.
+            path = "file:imagecache-index-\(UUID().uuidString)?mode=memory&cache=shared"
         }
         self.path = path
         do {
@@ -59,7 +61,8 @@ final class MetadataIndex: @unchecked Sendable {
                 try StoreFiles.createFile(URL(fileURLWithPath: path), sharing: sharing)
             }
             let readOnly = if case .readOnlyFile = location { true } else { false }
-            let writer = try SQLiteConnection(path: path, readOnly: readOnly)
+            let inMemory = if case .memory = location { true } else { false }
+            let writer = try SQLiteConnection(path: path, readOnly: readOnly, uri: inMemory)
             if case .readOnlyFile = location {
                 sqlite3_busy_timeout(writer.handle, 10_000)
                 let version = try Int(writer.scalar("PRAGMA user_version") ?? 0)
@@ -83,7 +86,14 @@ final class MetadataIndex: @unchecked Sendable {
                 try Self.configure(reader)
                 self.reader = Locked(reader)
                 isPersistent = true
-            case .readOnlyFile, .memory:
+            case .memory:
+                let reader = try SQLiteConnection(path: path, uri: true)
+                // Shared-cache readers take table locks that a writer cannot wait out; an index
+                // kept only until the disk has room again may show a batch before it commits.
+                try reader.execute("PRAGMA read_uncommitted = 1")
+                self.reader = Locked(reader)
+                isPersistent = false
+            case .readOnlyFile:
                 // Nothing writes after opening: one connection serves both roles.
                 self.reader = Locked(writer)
                 isPersistent = false

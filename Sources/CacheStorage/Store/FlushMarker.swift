@@ -98,6 +98,9 @@ final class FlushMarker: Sendable {
         if failure == nil && rename(temporary.path, stateURL.path) != 0 { failure = Self.error(stateURL, "replace") }
         if let failure {
             unlink(temporary.path)
+            // On a full disk, overwrite the marker where it stands: `dirty` and `clean` lines
+            // are the same length, so this needs no new block, and one sector is written whole.
+            if failure.isOutOfSpace, overwriteInPlace(text, durably: durably) { return }
             throw failure
         }
         if durably {
@@ -107,6 +110,16 @@ final class FlushMarker: Sendable {
                 if fsync(directory) != 0 { throw Self.error(stateURL.deletingLastPathComponent(), "sync") }
             }
         }
+    }
+
+    /// Writes `text` over the existing marker of the same length; false when that cannot be done.
+    private func overwriteInPlace(_ text: [UInt8], durably: Bool) -> Bool {
+        guard stateURL.fileSize == text.count else { return false }
+        let descriptor = open(stateURL.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let written = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        return written == text.count && (!durably || fsync(descriptor) == 0)
     }
 
     private static func error(_ url: URL, _ operation: String) -> StorageError {

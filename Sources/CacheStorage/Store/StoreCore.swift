@@ -73,6 +73,11 @@ final class StoreCore: Sendable {
 
     var isReadOnly: Bool { readOnlyReason != nil }
 
+    /// The journal sequence up to which entries may be trimmed: what the index file has mirrored.
+    /// An index held in memory (see `StoreOpener`) trims nothing, so the file can replay the
+    /// journal when it opens next.
+    var trimmableSequence: UInt64 { index.isPersistent ? appliedSequence.withLock { $0 } : 0 }
+
     func close() {
         writer.stop()
         index.close()
@@ -119,7 +124,7 @@ final class StoreCore: Sendable {
         let results: [WriteOutcome]
         do {
             let commit = {
-                let trimThrough = self.appliedSequence.withLock { $0 }
+                let trimThrough = self.trimmableSequence
                 return try self.blobs.write { txn in
                     var info = try txn.storeInfo(self.blobs.databases) ?? StoreInfo.fresh()
                     try txn.trimJournal(through: trimThrough, info: &info, self.blobs.databases)
@@ -366,7 +371,7 @@ final class StoreCore: Sendable {
         // LMDB holds in memory until commit (and caps per transaction): commit in bounded chunks.
         for start in stride(from: 0, to: digests.count, by: Self.removalsPerTransaction) {
             let chunk = digests[start..<min(start + Self.removalsPerTransaction, digests.count)]
-            let trimThrough = appliedSequence.withLock { $0 }
+            let trimThrough = trimmableSequence
             // The body may run again (a grown map, a released reserve): count in it, per run.
             let freed = try freeingSpace {
                 try blobs.write { txn -> (entries: Int, bytes: Int) in

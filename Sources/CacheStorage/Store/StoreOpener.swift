@@ -176,7 +176,26 @@ struct StoreOpener {
             if info.format > StoreInfo.currentFormat {
                 throw Problem.newer("blob store format \(info.format), this version reads \(StoreInfo.currentFormat)")
             }
-            let index = try withReserveOnFullDisk { try openIndex(blobs) }
+            let index: MetadataIndex
+            do {
+                index = try withReserveOnFullDisk { try openIndex(blobs) }
+            } catch let error as StorageError where error.isOutOfSpace {
+                // Not even the index's shared-memory file fits: index LMDB's records in memory
+                // for this process; reads and listings work, writes resume once there is room,
+                // and the file catches up from the journal at the next open.
+                configuration.logger.warning(
+                    "The disk is full: the cache index cannot be opened; indexing in memory, writes are paused",
+                    metadata: ["error": "\(error)"])
+                let memory: MetadataIndex
+                do {
+                    memory = try MetadataIndex(.memory)
+                } catch {
+                    throw StorageError.corruptStore(path: layout.directory.path, reason: "cannot build an index in memory: \(error)")
+                }
+                let applied = try StoreMirror(blobs: blobs, index: memory, logger: configuration.logger)
+                    .catchUp(forceRebuild: true)
+                return (blobs, memory, applied, error)
+            }
             do {
                 let mirror = StoreMirror(blobs: blobs, index: index, logger: configuration.logger)
                 do {
