@@ -62,7 +62,14 @@ final class MetadataIndex: @unchecked Sendable {
             }
             let readOnly = if case .readOnlyFile = location { true } else { false }
             let inMemory = if case .memory = location { true } else { false }
-            let writer = try SQLiteConnection(path: path, readOnly: readOnly, uri: inMemory)
+            let writer: SQLiteConnection
+            if readOnly && !FileManager.default.fileExists(atPath: path + "-wal") {
+                // Nothing waits in a write-ahead log: read the file as it is, without creating
+                // the -wal and -shm files a read-only open must not leave behind.
+                writer = try SQLiteConnection(path: Self.immutableURI(path), readOnly: true, uri: true)
+            } else {
+                writer = try SQLiteConnection(path: path, readOnly: readOnly, uri: inMemory)
+            }
             if case .readOnlyFile = location {
                 sqlite3_busy_timeout(writer.handle, 10_000)
                 let version = try Int(writer.scalar("PRAGMA user_version") ?? 0)
@@ -111,6 +118,12 @@ final class MetadataIndex: @unchecked Sendable {
         } catch {
             throw .failed(error as? StorageError ?? .sqlite(operation: "open", code: -1, message: "\(error)"))
         }
+    }
+
+    private static func immutableURI(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:\(path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path)?immutable=1"
     }
 
     /// Whether the index already mirrors LMDB up to `head` for the store `storeID` (a read-only
