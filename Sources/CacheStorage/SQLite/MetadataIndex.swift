@@ -167,11 +167,19 @@ final class MetadataIndex: @unchecked Sendable {
 
     /// Copies the write-ahead log back into the database when it has grown past `thresholdBytes`.
     /// Passive: never waits for readers, in this process or another.
-    func checkpointIfLarge(thresholdBytes: Int = 4 << 20) {
+    /// With `truncating`, the log file is also cut back to nothing when no reader is in it (for a
+    /// volume short of space, where the log's size counts against the store).
+    func checkpointIfLarge(thresholdBytes: Int = 4 << 20, truncating: Bool = false) {
         guard isPersistent else { return }
         let walSize = URL(fileURLWithPath: path + "-wal").fileSize ?? 0
         guard walSize > thresholdBytes, walSize > 0 else { return }
         try? writer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        if truncating {
+            // Never waits: a reader in the log (this process or another) just leaves it for later.
+            sqlite3_busy_timeout(writer.handle, 0)
+            try? writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            sqlite3_busy_timeout(writer.handle, 10_000)
+        }
     }
 
     func close() {

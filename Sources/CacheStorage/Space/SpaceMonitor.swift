@@ -53,17 +53,15 @@ final class SpaceMonitor: Sendable {
         state.withLock { $0.writtenSinceCheck += bytes }
     }
 
-    /// The byte limit in force for a store holding `storeBytes` with `configuredLimit` set.
-    func effectiveLimit(configuredLimit: Int, storeBytes: Int) -> ByteLimit {
+    /// The byte limit in force (see ``DiskSpacePolicy/effectiveByteLimit(configuredLimit:storeBytes:reusableBytes:volumeBytes:availableBytes:)``).
+    func effectiveLimit(configuredLimit: Int, storeBytes: Int, reusableBytes: Int = 0) -> ByteLimit {
         guard policy.followsFreeSpace, let volume = volume() else {
             return ByteLimit(bytes: configuredLimit, boundByFreeSpace: false)
         }
-        let keepFree = policy.bytesToKeepFree(volumeBytes: volume.totalBytes)
-        let (spare, overflow) = storeBytes.addingReportingOverflow(volume.availableBytes - keepFree)
-        let allowed = overflow ? Int.max : max(0, spare)
-        return allowed < configuredLimit
-            ? ByteLimit(bytes: allowed, boundByFreeSpace: true)
-            : ByteLimit(bytes: configuredLimit, boundByFreeSpace: false)
+        let limit = policy.effectiveByteLimit(
+            configuredLimit: configuredLimit, storeBytes: storeBytes, reusableBytes: reusableBytes,
+            volumeBytes: volume.totalBytes, availableBytes: volume.availableBytes)
+        return ByteLimit(bytes: limit, boundByFreeSpace: limit < configuredLimit)
     }
 
     // MARK: Pausing writes

@@ -23,6 +23,9 @@ final class StoreCore: Sendable {
     /// The blocks given up so that deletions commit on a full disk.
     let reserve: SpaceReserve
     private let lastReserveAttempt = Locked<ContinuousClock.Instant?>(nil)
+    /// Set after each batch when the volume's free space, not the byte limit, binds the store: the
+    /// index's write-ahead log is then checkpointed and truncated early, since it takes volume space too.
+    private let spaceIsTight = Locked(false)
     /// The journal sequence last mirrored into SQLite: entries at or below it may be trimmed.
     let appliedSequence: Locked<UInt64>
     private let lastIdleMaintenance = Locked(Date())
@@ -66,6 +69,7 @@ final class StoreCore: Sendable {
             // Opened on a full disk: say so at once (statistics, cachectl stats) rather than at the first put.
             space.pause(.diskFull(path: layout.blobs.appendingPathComponent("data.mdb").path, operation: "write to"))
         }
+        replenishReserveIfDue()
         writer.start { [self] batch, idle in
             if idle { idlePass() } else { process(batch) }
         }
@@ -160,7 +164,15 @@ final class StoreCore: Sendable {
         for (item, result) in zip(items, results) { item.completion(.success(result)) }
         flushState.withLock { $0.pending = true }
         flushIfDue()
-        index.checkpointIfLarge()
+        checkpointIndexIfLarge()
+    }
+
+    private func checkpointIndexIfLarge() {
+        if spaceIsTight.withLock({ $0 }) {
+            index.checkpointIfLarge(thresholdBytes: 256 << 10, truncating: true)
+        } else {
+            index.checkpointIfLarge()
+        }
     }
 
     /// Runs a write that frees space; when it fails for lack of space, gives up the space reserve
@@ -235,7 +247,7 @@ final class StoreCore: Sendable {
         item.completion(result)
         flushState.withLock { $0.pending = true }
         flushIfDue()
-        index.checkpointIfLarge()
+        checkpointIndexIfLarge()
     }
 
     /// LMDB first (on a full disk it frees the most, and its copy of the remaining data is what
@@ -303,6 +315,7 @@ final class StoreCore: Sendable {
         do {
             let totals = try index.totals(on: index.writer)
             let limit = byteLimit(storeBytes: totals.bytes)
+            spaceIsTight.withLock { $0 = limit.boundByFreeSpace }
             let overBytes = totals.bytes > limit.bytes
             let overEntries = configuration.entryLimit.map { totals.entries > $0 } ?? false
             guard overBytes || overEntries else { return }
@@ -317,11 +330,12 @@ final class StoreCore: Sendable {
     /// The byte limit in force: ``StoreConfiguration/byteLimit``, or less when the volume cannot
     /// spare that much (counting the free pages inside LMDB's file, which the store reuses before
     /// the file grows, so evicting lowers the store's bytes without lowering its limit).
+    /// LMDB's free list is walked only when the free space binds.
     func byteLimit(storeBytes: Int) -> ByteLimit {
         let quick = space.effectiveLimit(configuredLimit: configuration.byteLimit, storeBytes: storeBytes)
         guard quick.boundByFreeSpace else { return quick }
         let reusable = (try? blobs.reusableBytes()) ?? 0
-        return space.effectiveLimit(configuredLimit: configuration.byteLimit, storeBytes: storeBytes + reusable)
+        return space.effectiveLimit(configuredLimit: configuration.byteLimit, storeBytes: storeBytes, reusableBytes: reusable)
     }
 
     /// Removes expired, then least recently used entries until both targets hold.

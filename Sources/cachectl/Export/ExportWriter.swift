@@ -95,10 +95,27 @@ enum ExportFolder {
         guard file.deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path else {
             throw .fileSystem(path: file.path, action: "export", reason: "outside the export folder")
         }
-        do {
-            try data.write(to: file, options: .withoutOverwriting)
-        } catch {
-            throw .fileSystem(path: file.path, action: "write", reason: error.localizedDescription)
+        // O_EXCL and O_NOFOLLOW: a file or symbolic link already standing at the name (planted
+        // after the folder was checked) is refused, never written through. Modes follow the umask.
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            throw .fileSystem(path: file.path, action: "create", reason: String(cString: strerror(errno)))
+        }
+        defer { close(descriptor) }
+        var offset = 0
+        while offset < data.count {
+            let written = data.withUnsafeBytes { bytes in
+                systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            }
+            guard written > 0 else {
+                throw .fileSystem(path: file.path, action: "write", reason: String(cString: strerror(errno)))
+            }
+            offset += written
         }
     }
+}
+
+/// `write(2)`, named so that it is not taken for ``ExportFolder/write(_:named:in:)``.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
 }

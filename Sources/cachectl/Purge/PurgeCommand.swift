@@ -53,16 +53,47 @@ struct PurgeCommand: AsyncParsableCommand {
         let now = Date()
         let report = try await store.openExistingStore().use { store in
             let plan = try PurgePlan(store: store, everything: all, filters: filters, targetBytes: toSize, now: now)
+            let before = try store.statistics()
             let removed =
                 dryRun
                 ? RemovalResult(entries: plan.victims.count, bytes: plan.victimBytes)
                 : try await store.remove(plan.victims.map(\.key))
-            return PurgeReport(plan: plan, removed: removed, dryRun: dryRun, statistics: try store.statistics(), now: now)
+            var report = PurgeReport(plan: plan, removed: removed, dryRun: dryRun, statistics: try store.statistics(), now: now)
+            if !dryRun && removed.entries > 0 && Self.isShortOfSpace(before) {
+                report.volume = await Self.giveSpaceBack(store, availableBefore: before.volumeAvailableBytes)
+            }
+            return report
         }
         if json {
             try JSONOutput.print(report)
         } else {
             Terminal.print(report.text())
+        }
+    }
+}
+
+extension PurgeCommand {
+    /// Whether the volume is short enough of space that a purge should shrink the files, not just
+    /// free room inside them: writes paused, or less free than the library's default policy keeps free.
+    static func isShortOfSpace(_ statistics: StoreStatistics) -> Bool {
+        if statistics.writeStatus == .pausedDiskFull { return true }
+        guard let available = statistics.volumeAvailableBytes, let total = statistics.volumeBytes else { return false }
+        return available < DiskSpacePolicy.standard.bytesToKeepFree(volumeBytes: total)
+    }
+
+    /// LMDB keeps its file's size after a deletion (the pages are reused by later writes), so on a
+    /// full disk the purge compacts the store to give the bytes back to the volume, when no other
+    /// process has the store open.
+    static func giveSpaceBack(_ store: PersistentStore, availableBefore: Int?) async -> PurgeReport.VolumeEffect {
+        do {
+            _ = try await store.compact()
+            let after = (try? store.statistics())?.volumeAvailableBytes
+            let freed = after.flatMap { after in availableBefore.map { max(0, after - $0) } }
+            return .init(compacted: true, volumeBytesFreed: freed, note: nil)
+        } catch {
+            return .init(
+                compacted: false, volumeBytesFreed: nil,
+                note: "the space is free inside the cache and new images reuse it; the files shrink (giving the disk its bytes back) with `cachectl compact` once no app has the cache open (\(error))")
         }
     }
 }
@@ -78,6 +109,14 @@ struct PurgeReport: Encodable {
     var remainingBytes: Int
     /// The entries chosen.
     var selected: [EntrySummary]
+    /// On a volume short of space: whether the store was compacted, and what the volume got back.
+    var volume: VolumeEffect?
+
+    struct VolumeEffect: Encodable {
+        var compacted: Bool
+        var volumeBytesFreed: Int?
+        var note: String?
+    }
 
     init(plan: PurgePlan, removed: RemovalResult, dryRun: Bool, statistics: StoreStatistics, now: Date) {
         self.dryRun = dryRun
@@ -93,6 +132,13 @@ struct PurgeReport: Encodable {
         let verb = dryRun ? "would remove" : "removed"
         let after = dryRun ? "would then hold" : "now holds"
         var text = "\(verb) \(entries) \(noun) (\(ByteSize.format(bytes))); the cache \(after) \(remainingEntries) entries (\(ByteSize.format(remainingBytes)))"
+        if let volume {
+            if volume.compacted {
+                text += "\ncompacted the cache's files: \(volume.volumeBytesFreed.map(ByteSize.format) ?? "some space") given back to the disk"
+            } else if let note = volume.note {
+                text += "\nnote: \(note)"
+            }
+        }
         guard dryRun, !selected.isEmpty else { return text }
         let shown = 20
         var table = TextTable(["", "", ""], alignments: [.left, .left, .right])

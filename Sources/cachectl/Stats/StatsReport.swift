@@ -29,6 +29,14 @@ struct StatsReport: Encodable {
     var sqliteBytes: Int
     var hits: Int
     var misses: Int
+    /// `writable`, `disk full: writes paused` or `read-only (…)`.
+    var writes: String
+    /// The limit the store enforces now: the app's byte limit, or less when the volume cannot spare it.
+    var effectiveByteLimit: Int
+    /// `"byte limit"` or `"free space"`: which one sets ``effectiveByteLimit``.
+    var limitInForce: String
+    var volumeBytes: Int?
+    var volumeAvailableBytes: Int?
 
     init(
         statistics: StoreStatistics, expiredEntries: [EntryMetadata], now: Date, path: String, byteLimit: Int?,
@@ -55,6 +63,19 @@ struct StatsReport: Encodable {
         sqliteBytes = statistics.indexFileBytes
         hits = statistics.hits
         misses = statistics.misses
+        writes = statistics.writeStatus.description
+        volumeBytes = statistics.volumeBytes
+        volumeAvailableBytes = statistics.volumeAvailableBytes
+        // cachectl opens with no limit of its own: apply the library's default free-space rule
+        // to the app's limit here, as an app with the default configuration would.
+        if let total = statistics.volumeBytes, let available = statistics.volumeAvailableBytes {
+            effectiveByteLimit = DiskSpacePolicy.standard.effectiveByteLimit(
+                configuredLimit: self.byteLimit, storeBytes: statistics.bytes, volumeBytes: total,
+                availableBytes: available)
+        } else {
+            effectiveByteLimit = self.byteLimit
+        }
+        limitInForce = effectiveByteLimit < self.byteLimit ? "free space" : "byte limit"
     }
 
     func table(now: Date) -> String {
@@ -71,6 +92,9 @@ struct StatsReport: Encodable {
             ("freshness", "\(fresh) fresh (\(withoutExpiry) without expiry), \(stale) stale, \(expired) expired"),
             ("last access", "oldest \(oldestAccess.map { TimeSpan.relative($0, to: now) } ?? "-"), newest \(newestAccess.map { TimeSpan.relative($0, to: now) } ?? "-")"),
             ("limits", limits),
+            ("in force", "\(ByteSize.format(effectiveByteLimit)) (\(limitInForce == "free space" ? "set by the volume's free space" : "the byte limit"))"),
+            ("volume", volumeAvailableBytes.map { available in "\(ByteSize.format(available)) free of \(volumeBytes.map(ByteSize.format) ?? "?")" } ?? "-"),
+            ("writes", writes),
             ("LMDB", "\(ByteSize.format(lmdbUsedBytes)) used of a \(ByteSize.format(lmdbMapBytes)) map"),
             ("SQLite index", ByteSize.format(sqliteBytes)),
             ("reads", "\(hits) hits, \(misses) misses\(hitRate)"),

@@ -58,6 +58,8 @@ extension StoreConfiguration {
         // larger map on open and grows the map when it fills.
         configuration.initialMapBytes = 64 << 20
         configuration.recovery = recovery
+        // Nor from the volume's free space: that rule is the app's, applied on its own writes.
+        configuration.diskSpace = .byteLimitOnly
         return configuration
     }
 }

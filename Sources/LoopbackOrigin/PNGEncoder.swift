@@ -1,9 +1,11 @@
 import Foundation
 
-/// Writes real PNG files without any library, so the demo needs nothing but itself: 8-bit RGB,
-/// filter 0, in zlib "stored" (uncompressed) deflate blocks.
-enum PNGEncoder {
-    static func encode(width: Int, height: Int, pixel: (_ x: Int, _ y: Int) -> (UInt8, UInt8, UInt8)) -> Data {
+/// Writes real PNG files without any library, for an origin to serve (the demo's feed, the
+/// tests' images): 8-bit RGB, filter 0, in zlib "stored" (uncompressed) deflate blocks, so a
+/// `side`×`side` image is about 3 × side² bytes.
+public enum PNGEncoder {
+    /// A PNG of `width`×`height` whose pixel at (x, y) is `pixel(x, y)`.
+    public static func encode(width: Int, height: Int, pixel: (_ x: Int, _ y: Int) -> (UInt8, UInt8, UInt8)) -> Data {
         var raw = [UInt8]()
         raw.reserveCapacity((width * 3 + 1) * height)
         for y in 0..<height {
@@ -51,11 +53,11 @@ enum PNGEncoder {
 }
 
 extension Data {
-    mutating func appendBigEndian(_ value: UInt32) {
+    fileprivate mutating func appendBigEndian(_ value: UInt32) {
         Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
     }
 
-    mutating func appendChunk(_ type: String, _ payload: Data) {
+    fileprivate mutating func appendChunk(_ type: String, _ payload: Data) {
         appendBigEndian(UInt32(payload.count))
         let typed = Data(type.utf8) + payload
         append(typed)
