@@ -139,6 +139,30 @@ struct PersistentStoreTests {
         #expect(stats.largestEntries.first?.byteCount == 3000)
     }
 
+    @Test("dates and durations beyond the millisecond range saturate: far past and far future select and store, never trap")
+    func farDates() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        let farFuture = Date(timeIntervalSince1970: 1e300)
+        var forever = NewEntry(key: "forever", data: Data([1]))
+        forever.attributes.expiresAt = farFuture
+        forever.attributes.timeToLive = .seconds(Int64.max)
+        try await store.put([forever, NewEntry(key: "plain", data: Data([2]))])
+        let stored = try #require(try store.get("forever"))
+        #expect(stored.metadata.attributes.expiresAt.map { $0 > Date(timeIntervalSince1970: 9e15) } == true)
+        #expect(stored.metadata.attributes.timeToLive == .milliseconds(Int64.max))
+
+        // 200 billion days ago and ahead: beyond Int64 milliseconds either way.
+        let farPast = Date().addingTimeInterval(-200_000_000_000 * 86_400)
+        #expect(try store.entries(matching: EntryQuery(storedBefore: farPast)).isEmpty)
+        #expect(try store.entries(matching: EntryQuery(accessedBefore: farPast)).isEmpty)
+        #expect(try store.entries(matching: EntryQuery(storedBefore: farFuture)).count == 2)
+        #expect(try store.entries(matching: EntryQuery(expiredAt: farPast)).isEmpty)
+        #expect(try store.entries(matching: EntryQuery(expiredAt: Date(timeIntervalSince1970: -.infinity))).isEmpty)
+        #expect(try store.entries(matching: EntryQuery(expiredAt: farFuture)).map(\.key) == ["forever"])
+    }
+
     @Test("two handles on one folder in one process share the open store")
     func sharedHandles() async throws {
         let folder = TemporaryDirectory()
