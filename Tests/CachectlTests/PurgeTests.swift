@@ -136,6 +136,30 @@ struct PurgeTests {
         #expect(try longest.json(PurgeJSON.self).entries == 0)
     }
 
+    @Test("--host removes the host's entries only, not keys that mention it elsewhere; --prefix with a combining mark matches")
+    func exactHostAndPrefix() async throws {
+        let folder = TemporaryDirectory("purge-host")
+        let victims = ["https://victim.test:8443/a", "https://VICTIM.test/b", "https://victim.test/c.png", "https://me@victim.test/d"]
+        let bystanders = [
+            "https://other.test/victim.test/a.png", "https://other.test/x?h=victim.test", "https://victim.test.evil.test/a",
+            "https://other.test/?next=https://victim.test/a", "https://victim.test@evil.test/e",
+        ]
+        let accented = ["https://x.test/cafe\u{301}/1.png", "https://x.test/cafe\u{301}/2.png"]
+        let store = try PersistentStore(directory: folder.url)
+        try await store.put((victims + bystanders + accented).map { NewEntry(key: $0, data: Data($0.utf8)) })
+        store.close()
+        let path = ["--path", folder.url.path]
+
+        let purge = try await Cachectl.run(["purge", "--host", "victim.test", "--json"] + path)
+        #expect(purge.status == 0, "\(purge)")
+        #expect(Set(try purge.json(PurgeJSON.self).selected.map(\.key)) == Set(victims))
+        let prefix = try await Cachectl.run(["purge", "--prefix", "https://x.test/cafe\u{301}/", "--json"] + path)
+        #expect(prefix.status == 0, "\(prefix)")
+        #expect(Set(try prefix.json(PurgeJSON.self).selected.map(\.key)) == Set(accented))
+        let remaining = try await Cachectl.run(["list", "--json"] + path).json([EntryRow].self)
+        #expect(Set(remaining.map(\.key)) == Set(bystanders))
+    }
+
     @Test("the human report says what was removed")
     func humanReport() async throws {
         let cache = try await Self.populatedCache().folder
