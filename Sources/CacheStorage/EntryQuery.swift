@@ -21,9 +21,11 @@ public struct EntryQuery: Sendable, Hashable {
         case oldest
     }
 
-    /// Keys starting with this string.
+    /// Keys starting with this string, compared as UTF-8 bytes.
     public var keyPrefix: String?
-    /// URL keys whose host is this (`scheme://host/…` or `scheme://host:port/…`).
+    /// URL keys whose host is this, ignoring ASCII case: the authority of `scheme://host/…`
+    /// without its userinfo and port, so `victim.test` matches `https://VICTIM.test:8443/a` but
+    /// not `https://victim.test.evil.test/a` or `https://other.test/?u=https://victim.test/`.
     public var host: String?
     /// Entries whose expiry has passed at this date.
     public var expiredAt: Date?

@@ -7,20 +7,22 @@ extension PersistentStore {
         var clauses: [String] = []
         var binds: [IndexValue] = []
         if let prefix = query.keyPrefix, !prefix.isEmpty {
-            clauses.append("substr(key, 1, ?) = ?")
-            binds.append(.integer(Int64(prefix.count)))
+            // Compared as UTF-8 bytes: Swift counts Characters and SQLite's substr counts code
+            // points, which disagree as soon as the prefix holds a combining mark.
+            clauses.append("substr(CAST(key AS BLOB), 1, ?) = CAST(? AS BLOB)")
+            binds.append(.integer(Int64(prefix.utf8.count)))
             binds.append(.text(prefix))
-            if prefix.unicodeScalars.allSatisfy(\.isASCII) {
-                // substr counts characters; for ASCII prefixes the index range narrows the scan.
-                clauses.append("key >= ?")
-                binds.append(.text(prefix))
-            }
+            // Keys compare bytewise (BINARY collation), so every key starting with the prefix sorts
+            // at or after it, and the index range narrows the scan.
+            clauses.append("key >= ?")
+            binds.append(.text(prefix))
         }
-        if let host = query.host?.lowercased() {
-            clauses.append("(lower(key) LIKE ? ESCAPE '\\' OR lower(key) LIKE ? ESCAPE '\\' OR lower(key) LIKE ? ESCAPE '\\')")
-            let escaped = host.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_")
-            binds += [.text("%://\(escaped)/%"), .text("%://\(escaped):%"), .text("%://\(escaped)")]
+        // The index can only say the host's text occurs somewhere in the key; KeyHost decides,
+        // so a host named in another site's path or query never matches.
+        let host = query.host
+        if let host {
+            clauses.append("instr(lower(key), ?) > 0")
+            binds.append(.text(KeyHost.asciiLowercased(host)))
         }
         if let date = query.expiredAt {
             clauses.append("expires_at <= ?")
@@ -53,8 +55,10 @@ extension PersistentStore {
             }
         let whereClause = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
         let sql = "SELECT \(IndexRow.columns) FROM entries\(whereClause) ORDER BY \(order) LIMIT ? OFFSET ?"
-        binds.append(.integer(Int64(query.limit ?? -1)))
-        binds.append(.integer(Int64(max(0, query.offset))))
+        // With a host filter, paging counts only the rows KeyHost keeps, so it happens below.
+        let limit = query.limit, offset = max(0, query.offset)
+        binds.append(.integer(host == nil ? Int64(limit ?? -1) : -1))
+        binds.append(.integer(host == nil ? Int64(offset) : 0))
         return try core.index.query { connection in
             let statement = try connection.prepare(sql)
             for (position, value) in binds.enumerated() {
@@ -64,7 +68,18 @@ extension PersistentStore {
                 }
             }
             var rows: [EntryMetadata] = []
-            while try statement.step() { rows.append(IndexRow.metadata(statement)) }
+            var skipped = 0
+            while try statement.step() {
+                if let host {
+                    guard KeyHost.matches(statement.string(0) ?? "", host: host) else { continue }
+                    if skipped < offset {
+                        skipped += 1
+                        continue
+                    }
+                    if let limit, rows.count >= limit { break }
+                }
+                rows.append(IndexRow.metadata(statement))
+            }
             return rows
         }
     }

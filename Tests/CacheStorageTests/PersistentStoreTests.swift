@@ -139,6 +139,70 @@ struct PersistentStoreTests {
         #expect(stats.largestEntries.first?.byteCount == 3000)
     }
 
+    @Test("dates and durations beyond the millisecond range saturate: far past and far future select and store, never trap")
+    func farDates() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        let farFuture = Date(timeIntervalSince1970: 1e300)
+        var forever = NewEntry(key: "forever", data: Data([1]))
+        forever.attributes.expiresAt = farFuture
+        forever.attributes.timeToLive = .seconds(Int64.max)
+        try await store.put([forever, NewEntry(key: "plain", data: Data([2]))])
+        let stored = try #require(try store.get("forever"))
+        #expect(stored.metadata.attributes.expiresAt.map { $0 > Date(timeIntervalSince1970: 9e15) } == true)
+        #expect(stored.metadata.attributes.timeToLive == .milliseconds(Int64.max))
+
+        // 200 billion days ago and ahead: beyond Int64 milliseconds either way.
+        let farPast = Date().addingTimeInterval(-200_000_000_000 * 86_400)
+        #expect(try store.entries(matching: EntryQuery(storedBefore: farPast)).isEmpty)
+        #expect(try store.entries(matching: EntryQuery(accessedBefore: farPast)).isEmpty)
+        #expect(try store.entries(matching: EntryQuery(storedBefore: farFuture)).count == 2)
+        #expect(try store.entries(matching: EntryQuery(expiredAt: farPast)).isEmpty)
+        #expect(try store.entries(matching: EntryQuery(expiredAt: Date(timeIntervalSince1970: -.infinity))).isEmpty)
+        #expect(try store.entries(matching: EntryQuery(expiredAt: farFuture)).map(\.key) == ["forever"])
+    }
+
+    @Test("a host filter matches the key's own host, whatever its case, port or userinfo, and pages over matches only")
+    func hostFilter() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        let matching = [
+            "https://victim.test/a.png", "https://victim.test:8443/a", "https://VICTIM.test/b", "http://victim.test",
+            "https://user@victim.test/c", "https://victim.test?q=1", "https://victim.test#top", "ftp://victim.test/d",
+        ]
+        let other = [
+            "https://other.test/victim.test/a.png", "https://other.test/x?h=victim.test", "https://victim.test.evil.test/a",
+            "https://other.test/?u=https://victim.test/a", "https://victim.test@evil.test/e", "https://evil.test/https://victim.test/",
+            "https://victim.testing/f", "victim.test/g", "not a url://victim.test/h", "https://[::1]:80/victim.test",
+        ]
+        try await store.put((matching + other).map { NewEntry(key: $0, data: Data($0.utf8)) })
+        #expect(Set(try store.entries(matching: EntryQuery(host: "victim.test")).map(\.key)) == Set(matching))
+        #expect(Set(try store.entries(matching: EntryQuery(host: "Victim.TEST")).map(\.key)) == Set(matching))
+        #expect(try store.entries(matching: EntryQuery(host: "[::1]")).map(\.key) == ["https://[::1]:80/victim.test"])
+        var paged: [String] = []
+        for page in 0..<3 {
+            paged += try store.entries(matching: EntryQuery(host: "victim.test", limit: 3, offset: page * 3)).map(\.key)
+        }
+        #expect(paged == matching.sorted())
+    }
+
+    @Test("a key prefix is compared as bytes, so one ending in a combining mark matches")
+    func combiningPrefix() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        let keys = ["https://x.test/cafe\u{301}/a.png", "https://x.test/cafe/b.png", "https://x.test/caf\u{E9}/c.png", "https://x.test/\u{1F642}/d"]
+        try await store.put(keys.map { NewEntry(key: $0, data: Data($0.utf8)) })
+        func matches(_ prefix: String) throws -> [String] { try store.entries(matching: EntryQuery(keyPrefix: prefix)).map(\.key) }
+        #expect(try matches("https://x.test/cafe\u{301}") == [keys[0]])
+        #expect(try matches("https://x.test/cafe\u{301}/a") == [keys[0]])
+        #expect(try matches("https://x.test/caf\u{E9}") == [keys[2]], "precomposed and decomposed are different bytes")
+        #expect(try matches("https://x.test/cafe") == [keys[1], keys[0]], "in byte order: / before U+0301")
+        #expect(try matches("https://x.test/\u{1F642}") == [keys[3]])
+    }
+
     @Test("two handles on one folder in one process share the open store")
     func sharedHandles() async throws {
         let folder = TemporaryDirectory()

@@ -140,6 +140,59 @@ struct ImportExportTests {
     }
 }
 
+extension ImportExportTests {
+    @Test("a FIFO in the folder or named in a manifest is refused unopened, links are followed only inside, and the import finishes")
+    func nonRegularFiles() async throws {
+        let parent = TemporaryDirectory("fifo-import")
+        let folder = parent.url.appendingPathComponent("images")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        let png = try Data(contentsOf: Corpus.folder.appendingPathComponent("real/png/basn0g02.png"))
+        try png.write(to: folder.appendingPathComponent("real.png"))
+        try png.write(to: parent.url.appendingPathComponent("outside.png"))
+        let fifo = folder.appendingPathComponent("sub/pipe.png")
+        #expect(mkfifo(fifo.path, 0o644) == 0)
+        let fileManager = FileManager.default
+        try fileManager.createSymbolicLink(atPath: folder.appendingPathComponent("link-in.png").path, withDestinationPath: "real.png")
+        try fileManager.createSymbolicLink(atPath: folder.appendingPathComponent("link-out.png").path, withDestinationPath: "../outside.png")
+        try fileManager.createSymbolicLink(atPath: folder.appendingPathComponent("link-pipe.png").path, withDestinationPath: "sub/pipe.png")
+        // Reached only if an import blocks on the FIFO: a writer that opens and closes it gives the
+        // reader end of file, so a failing run ends and reports instead of hanging the suite.
+        let release = Task.detached {
+            try await Task.sleep(for: .seconds(30))
+            let descriptor = open(fifo.path, O_WRONLY | O_NONBLOCK)
+            if descriptor >= 0 { close(descriptor) }
+        }
+        defer { release.cancel() }
+
+        let cache = TemporaryDirectory("fifo-import-cache")
+        let result = try await Cachectl.run(["import", folder.path, "--path", cache.url.path, "--base-url", "https://x.test", "--json"])
+        #expect(result.status == 1, "refused files are problems found: \(result)")
+        let report = try result.json(ImportJSON.self)
+        #expect(report.imported == 2, "real.png and the link to it")
+        let refused = Dictionary(uniqueKeysWithValues: report.refused.map { ($0.file, $0) })
+        #expect(Set(refused.keys) == ["sub/pipe.png", "link-out.png", "link-pipe.png"], "\(report.refused)")
+        #expect(refused["sub/pipe.png"]?.reason.contains("FIFO") == true, "\(refused)")
+        #expect(refused["sub/pipe.png"]?.stage == "read")
+        #expect(refused["link-pipe.png"]?.reason.contains("FIFO") == true, "\(refused)")
+        #expect(refused["link-out.png"]?.reason.contains("outside the folder") == true, "\(refused)")
+
+        // The same FIFO named in a manifest.
+        let manifest = """
+            [{"key": "a", "file": "sub/pipe.png", "bytes": 1},
+             {"key": "b", "file": "link-out.png", "bytes": 1},
+             {"key": "c", "file": "real.png", "bytes": \(png.count)}]
+            """
+        try Data(manifest.utf8).write(to: folder.appendingPathComponent("manifest.json"))
+        let restoredCache = TemporaryDirectory("fifo-manifest-cache")
+        let restored = try await Cachectl.run(["import", folder.path, "--path", restoredCache.url.path, "--json"])
+        #expect(restored.status == 1, "\(restored)")
+        let restoredReport = try restored.json(ImportJSON.self)
+        #expect(restoredReport.imported == 1)
+        #expect(restoredReport.refused.first { $0.file == "sub/pipe.png" }?.reason.contains("FIFO") == true, "\(restoredReport.refused)")
+        #expect(restoredReport.refused.first { $0.file == "link-out.png" }?.reason.contains("outside the folder") == true)
+    }
+}
+
 extension JSONDecoder {
     /// A decoder for cachectl's JSON: snake_case keys, ISO 8601 dates.
     static var snakeCase: JSONDecoder {

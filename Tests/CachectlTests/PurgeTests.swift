@@ -113,6 +113,53 @@ struct PurgeTests {
         #expect(try await Cachectl.run(["list", "--json", "--path", folder.url.path]).json([EntryRow].self).count == 1)
     }
 
+    @Test("a duration beyond 100 years is a usage error (exit 2) that says the most, never a crash", arguments: [
+        ["purge", "--older-than", "200000000000d"], ["purge", "--unused-for", "200000000000d"],
+        ["purge", "--older-than", "36500d1s"], ["list", "--older-than", "1" + String(repeating: "0", count: 400) + "w"],
+        ["import", "IMPORT", "--max-age", "200000000000d"],
+    ])
+    func hugeDurations(arguments: [String]) async throws {
+        let folder = TemporaryDirectory("purge-huge-duration")
+        let images = TemporaryDirectory("purge-huge-duration-images")
+        let store = try PersistentStore(directory: folder.url)
+        try await store.put(NewEntry(key: "k", data: Data([1])))
+        store.close()
+        let resolved = arguments.map { $0 == "IMPORT" ? images.url.path : $0 }
+        let result = try await Cachectl.run(resolved + ["--path", folder.url.path])
+        #expect(result.status == 2, "\(arguments): \(result)")
+        #expect(result.errors.contains("is too long; the most is 36500d (100 years)"), "\(result.errors)")
+        #expect(try await Cachectl.run(["list", "--json", "--path", folder.url.path]).json([EntryRow].self).count == 1)
+
+        // The longest accepted duration runs and selects nothing.
+        let longest = try await Cachectl.run(["purge", "--older-than", "36500d", "--json", "--path", folder.url.path])
+        #expect(longest.status == 0, "\(longest)")
+        #expect(try longest.json(PurgeJSON.self).entries == 0)
+    }
+
+    @Test("--host removes the host's entries only, not keys that mention it elsewhere; --prefix with a combining mark matches")
+    func exactHostAndPrefix() async throws {
+        let folder = TemporaryDirectory("purge-host")
+        let victims = ["https://victim.test:8443/a", "https://VICTIM.test/b", "https://victim.test/c.png", "https://me@victim.test/d"]
+        let bystanders = [
+            "https://other.test/victim.test/a.png", "https://other.test/x?h=victim.test", "https://victim.test.evil.test/a",
+            "https://other.test/?next=https://victim.test/a", "https://victim.test@evil.test/e",
+        ]
+        let accented = ["https://x.test/cafe\u{301}/1.png", "https://x.test/cafe\u{301}/2.png"]
+        let store = try PersistentStore(directory: folder.url)
+        try await store.put((victims + bystanders + accented).map { NewEntry(key: $0, data: Data($0.utf8)) })
+        store.close()
+        let path = ["--path", folder.url.path]
+
+        let purge = try await Cachectl.run(["purge", "--host", "victim.test", "--json"] + path)
+        #expect(purge.status == 0, "\(purge)")
+        #expect(Set(try purge.json(PurgeJSON.self).selected.map(\.key)) == Set(victims))
+        let prefix = try await Cachectl.run(["purge", "--prefix", "https://x.test/cafe\u{301}/", "--json"] + path)
+        #expect(prefix.status == 0, "\(prefix)")
+        #expect(Set(try prefix.json(PurgeJSON.self).selected.map(\.key)) == Set(accented))
+        let remaining = try await Cachectl.run(["list", "--json"] + path).json([EntryRow].self)
+        #expect(Set(remaining.map(\.key)) == Set(bystanders))
+    }
+
     @Test("the human report says what was removed")
     func humanReport() async throws {
         let cache = try await Self.populatedCache().folder

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCache
 
 /// `index.html` of an export: the images with their key, size, format, pixels and freshness.
 ///
@@ -6,6 +7,12 @@ import Foundation
 /// (a filter box, a note where the browser cannot show a format), nothing fetched from the
 /// network. Light for thousands of entries: images load lazily and decode off the main thread,
 /// and `content-visibility: auto` skips laying out cards that are off screen.
+///
+/// Keys, paths and formats are input from whoever filled the cache, so the page is built to hold
+/// them as data only: every value is escaped per Unicode scalar (a `"` followed by a combining
+/// mark is one Character but still ends an attribute), a Content-Security-Policy allows only the
+/// page's own style and script (by their SHA-256) and images from files, and SVG files, which
+/// can carry script, are shown through `<img>` only and never linked as documents.
 struct GalleryPage {
     let entries: [ManifestEntry]
     /// The cache folder the entries came from.
@@ -20,10 +27,11 @@ struct GalleryPage {
             <html lang="en">
             <head>
             <meta charset="utf-8">
+            <meta http-equiv="Content-Security-Policy" content="\(escape(Self.contentSecurityPolicy))">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(escape(title))</title>
             <style>\(Self.style)</style>
-            <script>\(Self.brokenImageScript)</script>
+            <script>\(Self.script)</script>
             </head>
             <body>
             <header>
@@ -39,7 +47,6 @@ struct GalleryPage {
         for entry in entries { html += card(entry) }
         html += """
             </main>
-            <script>\(Self.script)</script>
             </body>
             </html>
 
@@ -57,19 +64,31 @@ struct GalleryPage {
             // Icons and 1-pixel GIFs would be specks: shown enlarged, with hard pixel edges.
             if width <= 48 && height <= 48 { attributes += " class=\"tiny\"" }
         }
-        let freshness = entry.freshness?.rawValue ?? "unknown"
+        let freshnessName = entry.freshness?.rawValue ?? "unknown"
+        let freshness = escape(freshnessName)
         let expiry = entry.expires.map { " · expires \(Self.expiryFormat.format($0))" } ?? ""
-        let search = "\(entry.key) \(entry.format ?? "") \(freshness)".lowercased()
+        let search = "\(entry.key) \(entry.format ?? "") \(freshnessName)".lowercased()
         let file = escape(entry.file)
+        // Opening a raster image as a document runs nothing; an SVG (or bytes of unknown kind)
+        // opened from the same folder could run script, so those are not links.
+        let thumb = Self.isSafeToOpen(entry.format) ? "a class=\"thumb\" href=\"\(file)\"" : "div class=\"thumb\""
+        let thumbEnd = Self.isSafeToOpen(entry.format) ? "a" : "div"
         return """
-            <figure data-search="\(escape(search))"><a class="thumb" href="\(file)" \
+            <figure data-search="\(escape(search))"><\(thumb) \
             data-label="\(escape(format)): no preview in this browser">\
-            <img src="\(file)" loading="lazy" decoding="async"\(attributes) alt="\(escape(format)) image"></a>\
+            <img src="\(file)" loading="lazy" decoding="async"\(attributes) alt="\(escape(format)) image"></\(thumbEnd)>\
             <figcaption><div class="key" title="\(escape(entry.key))">\(escape(entry.key))</div>\
-            <div>\(escape(format)) · \(pixels) · \(ByteSize.format(entry.bytes))</div>\
+            <div>\(escape(format)) · \(escape(pixels)) · \(ByteSize.format(entry.bytes))</div>\
             <div class="\(freshness)">\(freshness)\(escape(expiry))</div></figcaption></figure>
 
             """
+    }
+
+    /// Whether a file of `format` can be opened as a document without running anything: the
+    /// raster formats, not SVG and not bytes of unknown kind.
+    private static func isSafeToOpen(_ format: String?) -> Bool {
+        guard let format = format.flatMap(ImageFormat.init(rawValue:)) else { return false }
+        return format != .svg
     }
 
     /// `2026-11-29 03:47 UTC`: short enough for a card, unambiguous.
@@ -78,22 +97,32 @@ struct GalleryPage {
         timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
 
     /// Text safe inside an element or a quoted attribute.
+    ///
+    /// Walks Unicode scalars, not Characters: HTML ends an attribute at a `"` scalar even when a
+    /// combining mark follows it, and Swift would hand that pair over as one Character.
     private func escape(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": escaped += "&amp;"
             case "<": escaped += "&lt;"
             case ">": escaped += "&gt;"
             case "\"": escaped += "&quot;"
             case "'": escaped += "&#39;"
             case "\0": escaped += "\u{FFFD}"
-            default: escaped.append(character)
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped
     }
+
+    /// Nothing loads but images from files (or the same origin when served) and the page's own
+    /// style and script, allowed by hash so no injected element can run.
+    private static let contentSecurityPolicy = [
+        "default-src 'none'", "img-src 'self' file:", "style-src \(SHA256.contentSecurityPolicySource(style))",
+        "script-src \(SHA256.contentSecurityPolicySource(script))", "base-uri 'none'", "form-action 'none'",
+    ].joined(separator: "; ")
 
     private static let style = """
         body{margin:0;font:13px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;background:#f4f4f5;color:#1f2328}
@@ -115,19 +144,19 @@ struct GalleryPage {
         """
 
     /// In the head, so it is listening before the first image fails: formats the browser cannot
-    /// show (TIFF and HEIC in most) get a note instead of a broken-image icon.
-    private static let brokenImageScript = """
+    /// show (TIFF and HEIC in most) get a note instead of a broken-image icon. The filter box is
+    /// wired once the cards exist. One script, so the policy names one hash.
+    private static let script = """
         document.addEventListener('error', event => {
           if (event.target.tagName === 'IMG') event.target.parentElement.classList.add('broken');
         }, true);
-        """
-
-    private static let script = """
-        const filter = document.getElementById('filter');
-        const cards = Array.from(document.querySelectorAll('figure'));
-        filter.addEventListener('input', () => {
-          const words = filter.value.toLowerCase().split(/\\s+/).filter(Boolean);
-          for (const card of cards) card.hidden = !words.every(word => card.dataset.search.includes(word));
+        document.addEventListener('DOMContentLoaded', () => {
+          const filter = document.getElementById('filter');
+          const cards = Array.from(document.querySelectorAll('figure'));
+          filter.addEventListener('input', () => {
+            const words = filter.value.toLowerCase().split(/\\s+/).filter(Boolean);
+            for (const card of cards) card.hidden = !words.every(word => card.dataset.search.includes(word));
+          });
         });
         """
 }

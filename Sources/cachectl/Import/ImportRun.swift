@@ -18,8 +18,8 @@ struct ImportRun {
 
     func perform(_ source: ImportSource) async throws -> ImportReport {
         var report = ImportReport(manifest: source.usesManifest, imported: 0, bytes: 0, refused: [])
-        for escaping in source.escaping {
-            report.refused.append(.init(file: escaping.relativePath, stage: "manifest", reason: "the manifest points outside the folder; it was not read"))
+        for unread in source.unread {
+            report.refused.append(.init(file: unread.relativePath, stage: unread.stage, reason: unread.reason))
         }
         let progress = ProgressBar(label: "import", total: source.items.count)
         defer { progress.finish() }
@@ -61,16 +61,20 @@ struct ImportRun {
         guard item.key.utf8.count <= configuration.maxKeyBytes else {
             return refuse("store", StorageError.keyTooLong(byteCount: item.key.utf8.count, limit: configuration.maxKeyBytes).description)
         }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: item.file.path)
-        let fileBytes = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-        guard fileBytes <= configuration.maxEntryBytes else {
-            return refuse("store", StorageError.entryTooLarge(key: item.key, byteCount: fileBytes, limit: configuration.maxEntryBytes).description)
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: item.file)
+        // The kind was checked when the folder was read; ImportFile checks it again on the open
+        // descriptor, so a file replaced by a FIFO since is refused, not waited on.
+        let data: Data, modified: Date
+        do throws(ImportFile.ReadFailure) {
+            (data, modified) = try ImportFile.read(item.file, maxBytes: configuration.maxEntryBytes)
         } catch {
-            return refuse("read", "could not read the file (\(error.localizedDescription)); check its permissions")
+            switch error {
+            case let .notRegular(kind):
+                return refuse("read", "\(kind.name), not a regular file; only regular files are imported, and it was not read")
+            case let .tooLarge(byteCount):
+                return refuse("store", StorageError.entryTooLarge(key: item.key, byteCount: byteCount, limit: configuration.maxEntryBytes).description)
+            case let .unreadable(reason):
+                return refuse("read", "could not read the file (\(reason)); check its permissions")
+            }
         }
         let info: ImageInfo
         do {
@@ -78,7 +82,6 @@ struct ImportRun {
         } catch {
             return refuse("\(error.stage)", error.description)
         }
-        let modified = attributes?[.modificationDate] as? Date ?? Date()
         return .success(NewEntry(key: item.key, data: data, attributes: entryAttributes(item, info, modified: modified)))
     }
 

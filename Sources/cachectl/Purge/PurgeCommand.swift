@@ -14,7 +14,7 @@ struct PurgeCommand: AsyncParsableCommand {
             the store itself evicts in. --dry-run shows what would go and removes nothing.
 
             Sizes: 800, 500KB, 5MB, 1.5GB (powers of 1000) or 512MiB (powers of 1024).
-            Durations: 30m, 12h, 7d, 1h30m.
+            Durations: 30m, 12h, 7d, 1h30m; at most 36500d (100 years).
 
             Examples:
               cachectl purge --expired --dry-run

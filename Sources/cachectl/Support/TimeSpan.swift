@@ -7,8 +7,13 @@ enum TimeSpan {
         "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86_400, "w": 604_800,
     ]
 
+    /// The longest duration a command accepts: 100 years (36500d). Longer ones mean nothing for a
+    /// cache, and dates that far off overflow the store's millisecond times.
+    static let longest: TimeInterval = 36_500 * 86_400
+
     /// The seconds `text` names: one or more number-unit pairs, units `s`, `m`, `h`, `d`, `w`.
-    /// - Throws: ``ArgumentFormatError`` with an example of the expected form.
+    /// - Throws: ``ArgumentFormatError`` with an example of the expected form, or saying the most
+    ///   accepted when the total is longer than ``longest``.
     static func parse(_ text: String) throws -> TimeInterval {
         var rest = Substring(text.trimmingCharacters(in: .whitespaces).lowercased())
         var total: TimeInterval = 0
@@ -21,6 +26,9 @@ enum TimeSpan {
             rest = rest.dropFirst(unit.count)
             guard let number = Double(digits), let scale = unitSeconds[String(unit)] else { throw invalid }
             total += number * scale
+        }
+        guard total <= longest else {
+            throw ArgumentFormatError("'\(text)' is too long; the most is 36500d (100 years)")
         }
         return total
     }

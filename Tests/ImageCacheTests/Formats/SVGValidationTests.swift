@@ -23,6 +23,28 @@ struct SVGValidationTests {
         #expect(try size("\u{FEFF}<?xml version=\"1.0\"?>\n<!-- c -->\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"x.dtd\">\n<svg width='5' height='6'/>\n") == (5, 6))
     }
 
+    @Test("a root length is read as its longest number prefix, once: a run of dots is an unknown unit, a long number is its value")
+    func longRootLengths() throws {
+        let dots = "1" + String(repeating: ".", count: 300_000)
+        do {
+            let info = try validator.validate(SyntheticImages.text(#"<svg width="\#(dots)" height="10"/>"#))
+            Issue.record("a width of 1 and 300,000 dots was accepted as \(info)")
+        } catch {
+            guard case let .invalidHeader(.svg, reason) = error else {
+                Issue.record("a width of 1 and 300,000 dots must be a header error, not \(error)")
+                return
+            }
+            #expect(reason.contains("unknown unit"), "\(reason)")
+        }
+        let zeros = String(repeating: "0", count: 300_000)
+        #expect(try size(#"<svg width="\#(zeros)64" height="+\#(zeros).5e2px"/>"#) == (64, 50))
+        #expect(try size(#"<svg width="5." height="1.e1"/>"#) == (5, 10))
+        #expect(try size(#"<svg width="5em" height="2" viewBox="0 0 4 1"></svg>"#) == (8, 2), "em is relative: the viewBox gives the width")
+        #expect(throws: ImageValidationError.self) { try size(#"<svg width="1e" height="1"/>"#) }
+        #expect(throws: ImageValidationError.self) { try size(#"<svg width="1.5.5" height="1"/>"#) }
+        #expect(throws: ImageValidationError.self) { try size(#"<svg width="-.e" height="1"/>"#) }
+    }
+
     @Test("entity declarations are refused before anything expands")
     func billionLaughs() {
         let svg = """

@@ -76,6 +76,38 @@ struct StructureWalkTests {
         }
     }
 
+    @Test("an AVIF item locations box is walked within the bytes it takes: empty, zero-width and overstated extent lists are refused")
+    func avifItemLocations() throws {
+        #expect(try validator.validate(Data(SyntheticImages.avif())) == ImageInfo(format: .avif, pixelWidth: 1, pixelHeight: 1, isAnimated: false, frameCount: 1))
+        #expect(try validator.validate(Data(SyntheticImages.avif(itemCount: 3, extentCount: 2))).pixelWidth == 1)
+        // One zero-width extent per item means "the whole file": allowed.
+        #expect(try validator.validate(Data(SyntheticImages.avif(offsetSize: 0, lengthSize: 0))).pixelWidth == 1)
+
+        // 8,192 items of 65,535 extents whose records take no bytes: half a billion steps for 49 KB.
+        let zeroWidth = SyntheticImages.avif(itemCount: 8_192, extentCount: 65_535, offsetSize: 0, lengthSize: 0)
+        #expect(zeroWidth.count < 60_000)
+        guard case let .corruptStructure(.avif, reason) = refusal(zeroWidth) else {
+            Issue.record("an iloc of repeated zero-width extents must be refused as corrupt")
+            return
+        }
+        #expect(reason.contains("65535 extents"), "\(reason)")
+        guard case .corruptStructure(.avif, _) = refusal(SyntheticImages.avif(extentCount: 0)) else {
+            Issue.record("an item without extents must be refused as corrupt")
+            return
+        }
+        // A count larger than the box could hold is refused before the loop, not after running out.
+        var overstated = SyntheticImages.avif(itemCount: 1, extentCount: 2)
+        // The last item's extent count sits before its two 8-byte extents and the 12-byte mdat box.
+        let countOffset = overstated.count - 12 - 2 * 8 - 2
+        #expect(overstated[countOffset..<countOffset + 2] == [0, 2])
+        overstated[countOffset] = 0xFF
+        guard case let .corruptStructure(.avif, reason) = refusal(overstated) else {
+            Issue.record("an extent count the box cannot hold must be refused as corrupt")
+            return
+        }
+        #expect(reason.contains("extents in"), "\(reason)")
+    }
+
     @Test("maxPixelCount is the limit: a lower one refuses what the default accepts")
     func configurablePixelLimit() throws {
         let png = Data(SyntheticImages.png(width: 40, height: 30))

@@ -55,6 +55,33 @@ enum SyntheticImages {
         return bytes
     }
 
+    /// An AVIF of one 1x1 item whose `iloc` (version 0, no base offset) lists `itemCount` items
+    /// with `extentCount` extents each, every extent record `offsetSize` + `lengthSize` bytes
+    /// wide (0, 4 or 8) and pointing at the 4-byte `mdat` payload at the end.
+    static func avif(itemCount: Int = 1, extentCount: Int = 1, offsetSize: Int = 4, lengthSize: Int = 4) -> [UInt8] {
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { bigEndian32(8 + payload.count) + Array(type.utf8) + payload }
+        func fullBox(_ type: String, _ payload: [UInt8]) -> [UInt8] { box(type, [0, 0, 0, 0] + payload) }
+        func field(_ value: Int, size: Int) -> [UInt8] { Array((size == 8 ? [0, 0, 0, 0] : []) + bigEndian32(value)).suffix(size) }
+        let ftyp = box("ftyp", Array("avif".utf8) + bigEndian32(0) + Array("avifmif1miaf".utf8))
+        let hdlr = fullBox("hdlr", bigEndian32(0) + Array("pict".utf8) + Array(repeating: 0, count: 13))
+        let pitm = fullBox("pitm", bigEndian16(1))
+        let ipco = box("ipco", fullBox("ispe", bigEndian32(1) + bigEndian32(1)))
+        let ipma = fullBox("ipma", bigEndian32(1) + bigEndian16(1) + [1, 0x81])
+        func meta(dataOffset: Int) -> [UInt8] {
+            let extent = field(dataOffset, size: offsetSize) + field(4, size: lengthSize)
+            let extents = Array(Array(repeating: extent, count: extent.isEmpty ? 0 : extentCount).joined())
+            var locations: [UInt8] = [UInt8(offsetSize << 4 | lengthSize), 0] + bigEndian16(itemCount)
+            locations.reserveCapacity(locations.count + itemCount * (6 + extents.count))
+            for item in 0..<itemCount {
+                locations += bigEndian16(item + 1) + bigEndian16(0) + bigEndian16(extentCount) + extents
+            }
+            return fullBox("meta", hdlr + pitm + box("iprp", ipco + ipma) + fullBox("iloc", locations))
+        }
+        // The offsets' widths are fixed, so the meta box's size does not depend on their values.
+        let dataOffset = ftyp.count + meta(dataOffset: 0).count + 8
+        return ftyp + meta(dataOffset: dataOffset) + box("mdat", [0, 0, 0, 0])
+    }
+
     /// A UTF-8 document as data.
     static func text(_ string: String) -> Data { Data(string.utf8) }
 

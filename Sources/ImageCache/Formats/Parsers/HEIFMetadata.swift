@@ -82,6 +82,11 @@ struct HEIFMetadata {
     }
 
     /// Checks every item's data extents lie within the file (or within `idat`).
+    ///
+    /// The counts come from the file, so each loop is bounded by the bytes its records take: a
+    /// count the box cannot hold is refused before looping, and an extent whose record takes no
+    /// bytes at all (every field size 0) may appear only once per item, since copies of it would
+    /// say nothing new. So the work is linear in the size of `iloc`, whatever it declares.
     func checkItemLocations(_ format: ImageFormat, fileSize: Int) throws(ParseFailure) {
         guard var reader = itemLocations else { return }
         let version = try reader.readUInt8()
@@ -92,13 +97,31 @@ struct HEIFMetadata {
         guard [offsetSize, lengthSize, baseOffsetSize, indexSize].allSatisfy({ [0, 4, 8].contains($0) }) else {
             throw .malformed("iloc uses field sizes other than 0, 4 or 8 bytes")
         }
-        let itemCount = try reader.readInt(byteCount: version < 2 ? 2 : 4, .bigEndian)
+        let idSize = version < 2 ? 2 : 4
+        let itemCount = try reader.readInt(byteCount: idSize, .bigEndian)
+        // Item ID, construction method (versions 1 and 2), data reference index, base offset, extent count.
+        let itemRecordBytes = idSize + (version == 1 || version == 2 ? 2 : 0) + 2 + baseOffsetSize + 2
+        let extentRecordBytes = indexSize + offsetSize + lengthSize
+        guard itemCount <= reader.remaining / itemRecordBytes else {
+            throw .malformed("iloc declares \(itemCount) items in \(reader.remaining) bytes")
+        }
         for _ in 0..<itemCount {
-            let itemID = try reader.readInt(byteCount: version < 2 ? 2 : 4, .bigEndian)
+            let itemID = try reader.readInt(byteCount: idSize, .bigEndian)
             let constructionMethod = version == 1 || version == 2 ? try reader.readUInt16(.bigEndian) & 0x0F : 0
             try reader.skip(2)  // Data reference index.
             let baseOffset = try reader.readUnsigned(byteCount: baseOffsetSize, .bigEndian)
             let extentCount = Int(try reader.readUInt16(.bigEndian))
+            // ISO/IEC 14496-12 8.11.3.3: "extent_count … shall have the value 1 or greater".
+            guard extentCount >= 1 else { throw .malformed("item \(itemID) has no extents in iloc") }
+            if extentRecordBytes == 0 {
+                guard extentCount == 1 else {
+                    throw .malformed("item \(itemID) declares \(extentCount) extents whose records take no bytes")
+                }
+            } else {
+                guard extentCount <= reader.remaining / extentRecordBytes else {
+                    throw .malformed("item \(itemID) declares \(extentCount) extents in \(reader.remaining) bytes of iloc")
+                }
+            }
             for _ in 0..<extentCount {
                 try reader.skip(indexSize)
                 let offset = try reader.readUnsigned(byteCount: offsetSize, .bigEndian)

@@ -32,7 +32,7 @@ enum SVGIntrinsicSize {
             if trimmed == "auto" || trimmed.isEmpty { return nil }
             throw .malformed("the root length '\(text.prefix(40))' is not a number")
         }
-        let unit = trimmed.dropFirst(number.text.count).trimmingWhiteSpace()
+        let unit = trimmed[number.text.endIndex...].trimmingWhiteSpace()
         guard let factor = pixelsPerUnit[unit] else {
             if ["%", "em", "ex", "rem", "vw", "vh"].contains(unit) { return nil }
             throw .malformed("the root length '\(text.prefix(40))' has an unknown unit")
@@ -50,21 +50,33 @@ enum SVGIntrinsicSize {
     }
 
     /// The number at the start of `text` (sign, digits, fraction, exponent) and its spelling.
+    ///
+    /// One pass over the longest prefix the number grammar allows, parsed once: an exponent marker
+    /// without digits is left out ("5em" is 5 and the unit "em"), and so is everything after the
+    /// first character that cannot continue the number, so a run of dots costs one scan.
     private static func leadingNumber(_ text: String) -> (value: Double, text: Substring)? {
-        var end = text.startIndex
-        var sawDigit = false
-        for character in text {
-            let isNumberCharacter = character.isASCII && (character.isNumber || "+-.eE".contains(character))
-            guard isNumberCharacter else { break }
-            sawDigit = sawDigit || character.isNumber
-            end = text.index(after: end)
+        let scalars = text.unicodeScalars
+        var index = scalars.startIndex
+        func skipDigits() -> Bool {
+            let first = index
+            while index < scalars.endIndex, ("0"..."9").contains(scalars[index]) { index = scalars.index(after: index) }
+            return index != first
         }
-        // Back off an exponent marker without digits ("5em" is 5 and the unit "em").
-        var candidate = text[..<end]
-        while let last = candidate.last, "eE+-.".contains(last), Double(candidate) == nil {
-            candidate = candidate.dropLast()
+        if index < scalars.endIndex, scalars[index] == "+" || scalars[index] == "-" { index = scalars.index(after: index) }
+        var sawDigit = skipDigits()
+        if index < scalars.endIndex, scalars[index] == "." {
+            index = scalars.index(after: index)
+            sawDigit = skipDigits() || sawDigit
         }
-        guard sawDigit, let value = Double(candidate), value.isFinite else { return nil }
+        guard sawDigit else { return nil }
+        var end = index
+        if index < scalars.endIndex, scalars[index] == "e" || scalars[index] == "E" {
+            index = scalars.index(after: index)
+            if index < scalars.endIndex, scalars[index] == "+" || scalars[index] == "-" { index = scalars.index(after: index) }
+            if skipDigits() { end = index }
+        }
+        let candidate = text[..<end]
+        guard let value = Double(candidate), value.isFinite else { return nil }
         return (value, candidate)
     }
 
