@@ -134,3 +134,95 @@ struct FullDiskTests {
         #expect(stats.output.contains("set by the volume's free space"), "\(stats)")
     }
 }
+
+extension FullDiskTests {
+    @Test("a storage-worker writing while the disk fills keeps running; cachectl works beside it; a final check is clean")
+    func workerOnFullDisk() async throws {
+        let disk = try MountedFileSystem.tmpfs(bytes: 12 << 20)
+        let folder = disk.url.appendingPathComponent("cache")
+        let path = ["--path", folder.path]
+        let writer = try await StorageWorker(role: "writer", directory: folder)
+        defer { writer.stop() }
+        #expect(writer.waitUntilReady())
+        try await Task.sleep(for: .milliseconds(500))
+        let filler = try disk.fill()
+        try await Task.sleep(for: .seconds(2))
+        #expect(writer.isRunning, "the writer survived the full disk")
+        let stats = try await Cachectl.run(["stats", "--json"] + path)
+        #expect(stats.status == 0, "\(stats)")
+        let verify = try await Cachectl.run(["verify"] + path)
+        #expect(verify.status == 0, "\(verify)")
+        let purge = try await Cachectl.run(["purge", "--prefix", "shared/1"] + path)
+        #expect(purge.status == 0, "\(purge)")
+        try FileManager.default.removeItem(at: filler)
+        try await Task.sleep(for: .seconds(1))
+        #expect(writer.isRunning)
+        writer.stop()
+        let check = try await Cachectl.run(["verify", "--json"] + path)
+        #expect(check.status == 0, "\(check)")
+        let listed = try await Cachectl.run(["list", "--json"] + path)
+        #expect(listed.status == 0 && listed.output.contains("shared/"), "\(listed)")
+    }
+}
+
+/// A cache owned by another user, readable but not writable: what an operator inspects.
+@Suite("Another user's cache", .enabled(if: MountedFileSystem.isAvailable))
+struct ForeignUserTests {
+    @Test("another user may inspect a cache they can read but not write: stats, list, show, export and verify work read-only")
+    func foreignUser() async throws {
+        let parent = TemporaryDirectory("foreign-user")
+        let folder = parent.url.appendingPathComponent("cache")
+        let key = "https://img.example/foreign.png"
+        do {
+            let store = try PersistentStore(directory: folder)
+            try await store.put(NewEntry(key: key, data: FullDiskTests.png(3), attributes: EntryAttributes(format: "png")))
+            store.close()
+        }
+        // A copy pulled off a device: readable by everyone, writable by its owner only.
+        for path in [parent.url.path, folder.path, folder.appendingPathComponent("blobs").path] { chmod(path, 0o755) }
+        let enumerator = FileManager.default.enumerator(atPath: folder.path)
+        while let relative = enumerator?.nextObject() as? String {
+            let full = folder.appendingPathComponent(relative).path
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory)
+            chmod(full, isDirectory.boolValue ? 0o755 : 0o644)
+        }
+        let path = ["--path", folder.path]
+        let stats = try await Cachectl.run(["stats"] + path, asUser: 65534)
+        #expect(stats.status == 0, "\(stats)")
+        #expect(stats.output.contains("read-only"), "\(stats)")
+        let list = try await Cachectl.run(["list"] + path, asUser: 65534)
+        #expect(list.status == 0 && list.output.contains("foreign.png"), "\(list)")
+        #expect(try await Cachectl.run(["show", key] + path, asUser: 65534).status == 0)
+        #expect(try await Cachectl.run(["verify"] + path, asUser: 65534).status == 0)
+        let exportTarget = TemporaryDirectory("foreign-export")
+        chmod(exportTarget.url.path, 0o777)
+        let export = try await Cachectl.run(["export", "--to", exportTarget.url.path] + path, asUser: 65534)
+        #expect(export.status == 0, "\(export)")
+        let purge = try await Cachectl.run(["purge", "--all"] + path, asUser: 65534)
+        #expect(purge.status == 2 && purge.errors.contains("cannot be written"), "\(purge)")
+        // Nothing the inspection did changed the cache: its owner still finds the entry.
+        let store = try PersistentStore(directory: folder)
+        defer { store.close() }
+        #expect(try store.get(key)?.data == FullDiskTests.png(3))
+    }
+
+    @Test("export never writes through a symbolic link planted in its target folder")
+    func exportRefusesPlantedLink() async throws {
+        let cache = TemporaryDirectory("export-link-cache")
+        do {
+            let store = try PersistentStore(directory: cache.url)
+            try await store.put(NewEntry(key: "https://img.example/a.png", data: FullDiskTests.png(1)))
+            store.close()
+        }
+        let target = TemporaryDirectory("export-link-target")
+        let victim = TemporaryDirectory("export-link-victim")
+        let precious = victim.url.appendingPathComponent("manifest.json")
+        try Data("precious".utf8).write(to: precious)
+        try FileManager.default.createSymbolicLink(
+            at: target.url.appendingPathComponent("manifest.json"), withDestinationURL: precious)
+        let export = try await Cachectl.run(["export", "--to", target.url.path, "--path", cache.url.path])
+        #expect(export.status == 2, "\(export)")
+        #expect(try String(contentsOf: precious, encoding: .utf8) == "precious")
+    }
+}

@@ -28,7 +28,9 @@ enum Cachectl {
     /// Output goes to files rather than pipes, so a chatty run can never block on a full pipe,
     /// and the wait happens off Swift's cooperative threads (an origin in this process must keep
     /// answering while cachectl runs).
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:], asUser user: UInt32? = nil) async throws
+        -> Result
+    {
         let scratch = TemporaryDirectory("cachectl-output")
         let outputFile = scratch.url.appendingPathComponent("stdout")
         let errorFile = scratch.url.appendingPathComponent("stderr")
@@ -37,8 +39,15 @@ enum Cachectl {
         let output = try FileHandle(forWritingTo: outputFile)
         let errors = try FileHandle(forWritingTo: errorFile)
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let user {
+            // Another, unprivileged user: how an operator inspects a cache that is not theirs.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", "--", executable.path] + arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = errors
