@@ -171,3 +171,41 @@ struct CorruptionTests {
         try await Self.expectRebuiltEmpty(folder)
     }
 }
+
+extension CorruptionTests {
+    @Test("damaged numbers on disk are damage, never a trap: a store info sequence of 0, a negative applied sequence")
+    func damagedNumbers() async throws {
+        let folder = try await Self.populatedStore()
+        // The index claims a negative applied sequence: read as ahead of LMDB, so it is rebuilt.
+        do {
+            let index = try SQLiteConnection(path: folder.url.appendingPathComponent("index.sqlite").path)
+            try index.execute("UPDATE mirror_state SET applied_seq = -5")
+            index.close()
+        }
+        do {
+            let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+            #expect(try store.entries().count == 10)
+            #expect(try await store.verify().isClean)
+            store.close()
+        }
+        // LMDB's store info says its next sequence is 0.
+        do {
+            let blobs = try BlobStore(
+                directory: folder.url.appendingPathComponent("blobs"), durability: .eachCommit, initialMapBytes: 1 << 20,
+                flushMarker: nil)
+            try blobs.write { txn in
+                var info = try #require(try txn.storeInfo(blobs.databases))
+                info.nextSequence = 0
+                try txn.writeStoreInfo(info, blobs.databases)
+            }
+            blobs.close()
+        }
+        #expect {
+            try PersistentStore(directory: folder.url, configuration: Self.strict())
+        } throws: { error in
+            guard case StorageError.corruptStore = error else { return false }
+            return true
+        }
+        try await Self.expectRebuiltEmpty(folder)
+    }
+}

@@ -104,3 +104,26 @@ struct LimitsTests {
         for number in 0..<40 { #expect(try store.get(Self.entry(number, length: 256 * 1024).key) != nil) }
     }
 }
+
+extension LimitsTests {
+    @Test("extreme limits open and work: byteLimit and entryLimit at Int.max, a zero-byte limit evicts everything")
+    func extremeLimits() async throws {
+        let folder = TemporaryDirectory("extreme-limits")
+        var configuration = StoreConfiguration()
+        configuration.byteLimit = Int.max
+        configuration.entryLimit = Int.max
+        do {
+            let store = try PersistentStore(directory: folder.url, configuration: configuration)
+            try await store.put(NewEntry(key: "a", data: Data(repeating: 1, count: 1000)))
+            #expect(try store.get("a") != nil)
+            #expect(try store.statistics().effectiveByteLimit > 0)
+            store.close()
+        }
+        configuration.byteLimit = 0
+        configuration.entryLimit = nil
+        let store = try PersistentStore(directory: folder.url, configuration: configuration)
+        defer { store.close() }
+        try await store.put(NewEntry(key: "b", data: Data(repeating: 2, count: 1000)))
+        #expect(try store.statistics().entries == 0)
+    }
+}

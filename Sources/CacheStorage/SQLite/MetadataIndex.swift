@@ -199,7 +199,8 @@ final class MetadataIndex: @unchecked Sendable {
         let statement = try writer.prepare("SELECT store_id, applied_seq FROM mirror_state WHERE id = 1")
         defer { sqlite3_reset(statement.handle) }
         guard try statement.step() else { return (nil, 0) }
-        return (statement.bytes(0), UInt64(statement.int64(1)))
+        // A negative value (damage) reads as far ahead of LMDB, which makes the mirror rebuild.
+        return (statement.bytes(0), UInt64(bitPattern: statement.int64(1)))
     }
 
     func setMirrorState(storeID: [UInt8], appliedSequence: UInt64) throws {

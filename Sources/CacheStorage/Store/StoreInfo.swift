@@ -31,8 +31,10 @@ extension LMDBTransaction {
     func storeInfo(_ databases: BlobStore.Databases) throws -> StoreInfo? {
         guard let value = try Self.infoKey.withUnsafeBytes({ try get(databases.info, key: $0) }) else { return nil }
         var reader = ByteReader(value)
+        // A sequence of 0 or one near the top of its range, or a trim past the head, was not
+        // written by this code: damage, never a trap on the arithmetic that follows.
         guard let format = reader.readUInt64(), let next = reader.readUInt64(), let trimmed = reader.readUInt64(),
-            let id = reader.readBytes()
+            let id = reader.readBytes(), next >= 1, next < UInt64(Int64.max), trimmed < next
         else {
             throw StorageError.lmdb(operation: "read store info", code: MDB_CORRUPTED, message: "unreadable store info")
         }
