@@ -72,3 +72,51 @@ struct DurabilityTests {
         #expect(try store.statistics().entries == 5)
     }
 }
+
+extension DurabilityTests {
+    @Test("a process killed right after writing leaves the store dirty; opening it in the same boot syncs and marks it clean")
+    func sameBootOpenAfterKill() async throws {
+        let folder = TemporaryDirectory()
+        let worker = try await WorkerProcess(role: "writer", directory: folder.url, seconds: 0, seed: 11)
+        #expect(worker.waitUntilReady())
+        // Keep it writing until a commit has marked the store dirty, then kill it mid-stream.
+        for _ in 0..<100 where !Self.state(folder).hasPrefix("dirty") {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        worker.kill()
+        #expect(Self.state(folder) == "dirty \(FlushMarker.currentBootID())")
+        let store = try PersistentStore(directory: folder.url)
+        #expect(Self.state(folder) == "clean \(FlushMarker.currentBootID())")
+        #expect(try store.statistics().entries > 0)
+        store.close()
+        // So a reboot now keeps the cache: the marker no longer says dirty.
+        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
+    }
+
+    @Test("a dirty marker from a boot that could not be identified is not trusted")
+    func unknownBoot() async throws {
+        let folder = TemporaryDirectory()
+        try await Self.populate(folder)
+        try "dirty \(FlushMarker.unknownBoot)".write(
+            to: folder.url.appendingPathComponent("flush.state"), atomically: true, encoding: .utf8)
+        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
+    }
+}
+
+extension DurabilityTests {
+    @Test("a flush in another process between the marker's write and the commit never leaves the commit under clean")
+    func commitNeverUnderClean() throws {
+        let folder = TemporaryDirectory()
+        // A second marker opens its own lock file description: to flock, another process.
+        let other = try FlushMarker(directory: folder.url, sharing: .owner)
+        let flushes = Locked(0)
+        let marker = try FlushMarker(directory: folder.url, sharing: .owner) {
+            // Once only: the flush that, before the fix, let the commit land under `clean`.
+            guard flushes.withLock({ count in defer { count += 1 }; return count == 0 }) else { return }
+            try? other.flush {}
+        }
+        let stateDuringCommit = try marker.commit { marker.readState() }
+        #expect(flushes.withLock { $0 } >= 1)
+        #expect(stateDuringCommit == "dirty \(FlushMarker.currentBootID())")
+    }
+}

@@ -21,10 +21,14 @@ final class FlushMarker: Sendable {
     private let bootID: String
 
     private let sharing: FileSharing
+    /// Runs in the gap between releasing the exclusive lock and taking the shared one again, where
+    /// another process's flush may mark the store clean: for the test that proves `commit` re-reads.
+    private let betweenLocks: (@Sendable () -> Void)?
 
-    init(directory: URL, sharing: FileSharing) throws {
+    init(directory: URL, sharing: FileSharing, betweenLocks: (@Sendable () -> Void)? = nil) throws {
         stateURL = directory.appendingPathComponent("flush.state")
         self.sharing = sharing
+        self.betweenLocks = betweenLocks
         lock = try FileLock(url: directory.appendingPathComponent("flush.lock"), sharing: sharing)
         bootID = Self.currentBootID()
     }
@@ -35,7 +39,16 @@ final class FlushMarker: Sendable {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return false }
         let parts = text.split(separator: " ").map(String.init)
         guard parts.count == 2, parts[0] == "clean" || parts[0] == "dirty" else { return true }
-        return parts[0] == "dirty" && parts[1] != currentBootID()
+        // A boot that could not be identified cannot be told from another: unflushed writes
+        // under it are not trusted (a documented choice: safety over keeping the cache).
+        return parts[0] == "dirty" && (parts[1] != currentBootID() || parts[1] == unknownBoot)
+    }
+
+    /// Whether the store in `directory` has commits not yet marked as synced in this boot (a
+    /// process killed within a second of writing leaves it so).
+    static func isDirty(in directory: URL) -> Bool {
+        let url = directory.appendingPathComponent("flush.state")
+        return (try? String(contentsOf: url, encoding: .utf8))?.hasPrefix("dirty") ?? false
     }
 
     /// Runs an LMDB commit under the shared lock, marking the store dirty first when it is clean.
@@ -56,6 +69,7 @@ final class FlushMarker: Sendable {
                 throw error
             }
             lock.unlock()
+            betweenLocks?()
             lock.lockShared()
         }
         defer { lock.unlock() }
@@ -72,7 +86,7 @@ final class FlushMarker: Sendable {
         try writeState("clean", durably: false)
     }
 
-    private func readState() -> String {
+    func readState() -> String {
         (try? String(contentsOf: stateURL, encoding: .utf8)) ?? ""
     }
 
@@ -126,19 +140,32 @@ final class FlushMarker: Sendable {
         FileSystemErrors.error(errno: errno, path: url.path, operation: "\(operation) the flush marker")
     }
 
-    /// An identifier that changes at every boot of the machine.
+    /// What the boot is called when it cannot be identified.
+    static let unknownBoot = "unknown"
+
+    /// An identifier that changes at every boot of the machine: the kernel's boot id, else the
+    /// boot time it reports, else ``unknownBoot``.
     static func currentBootID() -> String {
         #if os(Linux)
-        let text = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)) ?? "unknown"
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) {
+            let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !id.isEmpty { return id }
+        }
+        if let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+            let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") })
+        {
+            return "btime-" + line.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        }
+        return unknownBoot
         #elseif canImport(Darwin)
         var size = 0
         sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0)
         var buffer = [CChar](repeating: 0, count: max(size, 1))
         sysctlbyname("kern.bootsessionuuid", &buffer, &size, nil, 0)
-        return String(cString: buffer)
+        let id = String(cString: buffer)
+        return id.isEmpty ? unknownBoot : id
         #else
-        return "unknown"
+        return unknownBoot
         #endif
     }
 }

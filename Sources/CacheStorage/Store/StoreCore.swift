@@ -70,6 +70,16 @@ final class StoreCore: Sendable {
             space.pause(.diskFull(path: layout.blobs.appendingPathComponent("data.mdb").path, operation: "write to"))
         }
         replenishReserveIfDue()
+        if case .periodic = configuration.durability, FlushMarker.isDirty(in: directory) {
+            // A process was killed within a second of writing, in this boot: its writes are in the
+            // page cache, so one sync now makes them durable and the marker clean. Without it, a
+            // normal reboot later would find `dirty` and throw the whole cache away.
+            do {
+                try blobs.sync()
+            } catch {
+                space.warnOnce("flush", "Could not sync a store left dirty by a killed process", error: error)
+            }
+        }
         writer.start { [self] batch, idle in
             if idle { idlePass() } else { process(batch) }
         }
