@@ -114,9 +114,15 @@ extension PersistentStore {
     /// - Returns: the bytes of the store's files before and after.
     public func compact() async throws -> (bytesBefore: Int, bytesAfter: Int) {
         try checkOpen()
-        guard let usersLock = core.usersLock, core.readOnlyReason == nil else {
+        guard let usersLock = core.usersLock, let openLock = core.openLock, core.readOnlyReason == nil else {
             throw StorageError.readOnly(path: directory.path, reason: core.readOnlyReason ?? "the store was opened read-only")
         }
+        // No process may open the store while its data file is replaced: hold the openers' lock
+        // throughout (without waiting: a process opening right now makes the store in use).
+        guard openLock.tryLockExclusive() else {
+            throw StorageError.storeInUse(path: directory.path, operation: "compact")
+        }
+        defer { openLock.unlock() }
         // A failed conversion may drop the shared lock (flock is not atomic here): retake it either way.
         let exclusive = usersLock.tryUpgrade()
         defer { usersLock.lockShared() }

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackOrigin
 import TestSupport
 import Testing
 
@@ -100,5 +101,42 @@ struct MaintenanceTests {
         #expect(try await Cachectl.run(["verify"] + path).status == 0)
         let entries = try await Cachectl.run(["list", "--json"] + path).json([EntryRow].self)
         #expect(entries.count == 20)
+    }
+}
+
+extension MaintenanceTests {
+    @Test("processes opening and writing while compact() runs lose nothing: they wait for it, or it refuses")
+    func compactionExcludesOpeners() async throws {
+        let folder = TemporaryDirectory("compact-race")
+        let store = try await Self.populated(folder, count: 300)
+        defer { store.close() }
+        try await store.remove((0..<150).map(Self.key))  // free pages, so compaction has work to do
+        let images = TemporaryDirectory("compact-race-images")
+        for number in 0..<4 {
+            try PNGEncoder.encode(width: 64, height: 64) { x, y in (UInt8(x), UInt8(y), UInt8(number)) }
+                .write(to: images.url.appendingPathComponent("\(number).png"))
+        }
+        var imported: [String] = []
+        var compacted = 0
+        for round in 0..<12 {
+            let base = "https://round\(round).example"
+            async let importing = Cachectl.run(["import", images.url.path, "--base-url", base, "--path", folder.url.path])
+            // A random moment: before, during or after the other process opens and writes.
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...60)))
+            do {
+                _ = try await store.compact()
+                compacted += 1
+            } catch StorageError.storeInUse {
+                // The importer had the store open: compaction refused, changing nothing.
+            }
+            let result = try await importing
+            #expect(result.status == 0, "\(result)")
+            imported += (0..<4).map { "\(base)/\($0).png" }
+        }
+        for key in imported {
+            #expect(try store.get(key) != nil, "\(key) was imported and must still be there")
+        }
+        #expect(try await store.verify().isClean)
+        print("compactions that ran beside an importer: \(compacted) of 12")
     }
 }

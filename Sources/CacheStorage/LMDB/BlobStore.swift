@@ -455,6 +455,9 @@ final class BlobStore: @unchecked Sendable {
             let before = dataFile.fileSize ?? 0
             try LMDBError.check(
                 mdb_env_copy2(environment, scratch.path, UInt32(MDB_CP_COMPACT)), "write a compacted copy")
+            // LMDB does not sync the copy when the environment does not sync: do it, so the rename
+            // never puts an unwritten file in the store's place.
+            try StoreFiles.sync(scratch.appendingPathComponent("data.mdb"), operation: "sync the compacted copy")
             var info = MDB_envinfo()
             mdb_env_info(environment, &info)
             mdb_env_close(environment)
@@ -465,6 +468,7 @@ final class BlobStore: @unchecked Sendable {
                     path: dataFile.path, operation: "replace with the compacted copy", errno: code,
                     message: String(cString: strerror(code)))
             }
+            try? StoreFiles.sync(directory, operation: "sync the folder of")
             StoreFiles.tighten(dataFile.path, to: fileMode)
             guard let env = try? Self.openEnvironment(directory, flags: flags, mapBytes: info.me_mapsize, mode: fileMode)
             else {

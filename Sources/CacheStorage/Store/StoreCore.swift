@@ -16,6 +16,8 @@ final class StoreCore: Sendable {
     /// Held shared for the core's life, so compaction can tell whether another process is using
     /// the store (nil for a read-only store that could not open it).
     let usersLock: FileLock?
+    /// Held exclusively (without waiting) by compaction, so that no process opens the store meanwhile.
+    let openLock: FileLock?
     /// Why the store is read-only, when it is: every write then fails with ``StorageError/readOnly(path:reason:)``.
     let readOnlyReason: String?
     /// The volume's free space, the effective limit and whether writes are paused.
@@ -44,6 +46,7 @@ final class StoreCore: Sendable {
         index = opened.index
         appliedSequence = Locked(opened.appliedSequence)
         usersLock = opened.usersLock
+        openLock = opened.openLock
         readOnlyReason = opened.readOnlyReason
         space = SpaceMonitor(directory: directory, policy: configuration.diskSpace, logger: configuration.logger)
         reserve = SpaceReserve(url: layout.reserve, sharing: configuration.sharing)

@@ -59,6 +59,16 @@ enum StoreFiles {
         close(try openFile(url, sharing: sharing))
     }
 
+    /// `fsync` on a file or folder: its data, or its entries, on stable storage.
+    static func sync(_ url: URL, operation: String) throws {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileSystemErrors.error(errno: errno, path: url.path, operation: operation) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw FileSystemErrors.error(errno: errno, path: url.path, operation: operation)
+        }
+    }
+
     /// Sets the mode of a folder or file this user owns to `mode` when it differs; leaves
     /// anything else (other owners, symbolic links, missing paths) as it is.
     static func tighten(_ path: String, to mode: mode_t) {

@@ -101,6 +101,9 @@ final class FileLock: @unchecked Sendable {
     func lockShared() { while flock(descriptor, LOCK_SH) != 0 && errno == EINTR {} }
     func unlock() { flock(descriptor, LOCK_UN) }
 
+    /// Takes the lock exclusively only if nobody else holds it.
+    func tryLockExclusive() -> Bool { flock(descriptor, LOCK_EX | LOCK_NB) == 0 }
+
     /// Converts a held shared lock to exclusive, only if no other holder exists.
     func tryUpgrade() -> Bool { flock(descriptor, LOCK_EX | LOCK_NB) == 0 }
 }

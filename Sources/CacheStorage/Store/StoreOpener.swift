@@ -17,6 +17,8 @@ struct StoreOpener {
         let appliedSequence: UInt64
         /// Held shared while the store is open; nil when a read-only store could not open it.
         let usersLock: FileLock?
+        /// The lock openers take; compaction holds it so that nobody opens the file it replaces.
+        let openLock: FileLock?
         /// Why the store was opened read-only, when it was.
         let readOnlyReason: String?
         /// The lack of space that kept opening from bringing the index up to date, if any: the
@@ -53,14 +55,16 @@ struct StoreOpener {
         }
         openLock.lockExclusive()
         defer { openLock.unlock() }
+        // Taken before LMDB is opened, under the open lock: a compaction (which needs both) can then
+        // never replace the data file this process is about to map.
+        usersLock.lockShared()
 
         for attempt in 1...3 {
             do {
                 let (blobs, index, applied, spaceFailure) = try openParts()
-                usersLock.lockShared()
                 return Opened(
-                    blobs: blobs, index: index, appliedSequence: applied, usersLock: usersLock, readOnlyReason: nil,
-                    spaceFailure: spaceFailure)
+                    blobs: blobs, index: index, appliedSequence: applied, usersLock: usersLock, openLock: openLock,
+                    readOnlyReason: nil, spaceFailure: spaceFailure)
             } catch let problem as Problem {
                 let (reason, isNewer): (String, Bool) =
                     switch problem {
@@ -68,6 +72,7 @@ struct StoreOpener {
                     case let .newer(reason): (reason, true)
                     }
                 guard configuration.recovery == .rebuild, attempt < 3 else {
+                    usersLock.unlock()
                     throw isNewer
                         ? StorageError.incompatibleStore(path: layout.directory.path, reason: reason)
                         : StorageError.corruptStore(path: layout.directory.path, reason: reason)
@@ -78,9 +83,14 @@ struct StoreOpener {
                     "Cache store was unusable; moved it aside and started empty",
                     metadata: ["reason": "\(reason)", "moved-to": "\(moved.path)"])
             } catch let error as StorageError where error.isPermissionProblem && storeExists {
+                usersLock.unlock()
                 return try openReadOnly(reason: "the store's files cannot be written")
+            } catch {
+                usersLock.unlock()
+                throw error
             }
         }
+        usersLock.unlock()
         throw StorageError.corruptStore(path: layout.directory.path, reason: "recovery did not converge")
     }
 
@@ -144,8 +154,8 @@ struct StoreOpener {
             configuration.logger.notice(
                 "Opened the cache store read-only", metadata: ["path": "\(path)", "reason": "\(reason)"])
             return Opened(
-                blobs: blobs, index: chosen, appliedSequence: applied, usersLock: usersLock, readOnlyReason: reason,
-                spaceFailure: nil)
+                blobs: blobs, index: chosen, appliedSequence: applied, usersLock: usersLock, openLock: nil,
+                readOnlyReason: reason, spaceFailure: nil)
         } catch {
             blobs.close()
             throw error
