@@ -157,3 +157,42 @@ struct ReadOnlyAndModesTests {
         for entry in more { #expect(try reader.get(entry.key)?.data == entry.data) }
     }
 }
+
+extension ReadOnlyAndModesTests {
+    static let storeNames = [
+        "blobs", "blobs/data.mdb", "blobs/lock.mdb", "index.sqlite", "index.sqlite-wal", "index.sqlite-shm",
+        "open.lock", "users.lock", "flush.lock", "flush.state", "space.reserve", "quarantine",
+    ]
+
+    @Test("a symbolic link planted at any name the store uses is never followed", arguments: storeNames)
+    func plantedLinks(name: String) async throws {
+        let parent = TemporaryDirectory("planted-link")
+        let victimFolder = parent.url.appendingPathComponent("victim", isDirectory: true)
+        try FileManager.default.createDirectory(at: victimFolder, withIntermediateDirectories: true)
+        let victimFile = victimFolder.appendingPathComponent("precious")
+        try Data("precious".utf8).write(to: victimFile)
+        chmod(victimFile.path, 0o644)
+        let folder = parent.url.appendingPathComponent("cache", isDirectory: true)
+        // A store with entries first (so the names exist as a real store would have them), then the link.
+        do {
+            let store = try PersistentStore(directory: folder)
+            try await store.put((0..<3).map { Self.entry($0) })
+            store.close()
+        }
+        let planted = folder.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: planted)
+        let target = name == "blobs" || name == "quarantine" ? victimFolder : victimFile
+        try FileManager.default.createSymbolicLink(at: planted, withDestinationURL: target)
+
+        let store = try PersistentStore(directory: folder)
+        try await store.put(Self.entry(10))
+        #expect(try store.get(Self.entry(10).key)?.data == Self.entry(10).data)
+        _ = try await store.verify(repair: true)
+        try await store.flush()
+        store.close()
+
+        #expect(try String(contentsOf: victimFile, encoding: .utf8) == "precious")
+        #expect(Self.mode(victimFile.path) == 0o644)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: victimFolder.path) == ["precious"])
+    }
+}

@@ -69,6 +69,10 @@ final class BlobStore: @unchecked Sendable {
         if dataFile.isExistingNonRegularFile {
             throw .damaged("data.mdb is not a regular file")
         }
+        // LMDB opens its files by name and would follow a link planted there.
+        if directory.appendingPathComponent("lock.mdb").isExistingNonRegularFile {
+            throw .damaged("lock.mdb is not a regular file")
+        }
         var flags = UInt32(MDB_NOTLS) | Self.syncFlags(durability) | (readOnly ? UInt32(MDB_RDONLY) : 0)
         let mapBytes = Self.roundToPages(initialMapBytes)
         var opened: OpaquePointer
@@ -499,6 +503,12 @@ extension URL {
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
         return (info.st_mode & S_IFMT) != S_IFDIR
+    }
+
+    /// Whether a symbolic link stands here.
+    var isSymbolicLink: Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
 
     /// Whether something other than a regular file stands here (a symbolic link counts).

@@ -57,6 +57,14 @@ final class MetadataIndex: @unchecked Sendable {
         self.path = path
         do {
             if case let .file(_, sharing) = location {
+                if URL(fileURLWithPath: path).isSymbolicLink {
+                    throw OpenFailure.damaged("index.sqlite is a symbolic link")
+                }
+                // SQLite opens its log and shared memory by name and would follow a link planted
+                // there: remove such a link (the link only, never what it points to).
+                for suffix in ["-wal", "-shm", "-journal"] where URL(fileURLWithPath: path + suffix).isSymbolicLink {
+                    unlink(path + suffix)
+                }
                 // SQLite gives its -wal and -shm files the mode of the database file.
                 try StoreFiles.createFile(URL(fileURLWithPath: path), sharing: sharing)
             }

@@ -42,6 +42,7 @@ struct SpaceReserve: Sendable {
         guard let space = VolumeSpace.of(url.deletingLastPathComponent().path),
             space.availableBytes >= bytes - held + spare
         else { return false }
+        if url.isSymbolicLink { unlink(url.path) }
         guard let descriptor = try? StoreFiles.openFile(url, sharing: sharing) else { return false }
         defer { close(descriptor) }
         if allocate(descriptor, bytes: bytes) { return true }

@@ -78,6 +78,8 @@ final class FileLock: @unchecked Sendable {
     /// Opens (creating when missing, with the sharing's mode) the lock file at `url`.
     init(url: URL, sharing: FileSharing) throws {
         self.url = url
+        // A link planted at a lock's name is replaced by a real (empty) lock file, never followed.
+        if url.isSymbolicLink { unlink(url.path) }
         descriptor = try StoreFiles.openFile(url, sharing: sharing)
     }
 
