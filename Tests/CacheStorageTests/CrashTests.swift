@@ -4,60 +4,176 @@ import Testing
 
 import CacheStorage
 
-/// Real processes killed with SIGKILL at random moments while writing.
+/// Real processes killed with SIGKILL at random moments. After every kill the store is reopened
+/// with `.throwError`, so damage fails the test instead of being quarantined into an empty store
+/// that would check clean.
 @Suite("Crash safety", .serialized)
 struct CrashTests {
-    /// Every entry a reopened store shows must hold exactly its payload, and the two stores agree.
-    static func checkInvariants(_ folder: URL, cycle: Int) async throws {
-        let store = try PersistentStore(directory: folder)
+    static let strict: [String: String] = ["STORAGE_WORKER_STRICT": "1"]
+
+    static func strictConfiguration() -> StoreConfiguration {
+        var configuration = StoreConfiguration()
+        configuration.recovery = .throwError
+        configuration.byteLimit = 1 << 40
+        return configuration
+    }
+
+    /// Every entry holds exactly the bytes of the generation its record names, the two stores
+    /// agree, and nothing was moved to quarantine. Returns the entries, by key, with their generation.
+    @discardableResult
+    static func checkInvariants(_ folder: URL, cycle: Int) async throws -> [String: UInt64] {
+        let store = try PersistentStore(directory: folder, configuration: strictConfiguration())
         defer { store.close() }
+        var generations: [String: UInt64] = [:]
         for metadata in try store.entries() {
             let hit = try #require(try store.get(metadata.key), "cycle \(cycle): listed entry \(metadata.key) unreadable")
-            #expect(hit.data == TestPayload.bytes(for: metadata.key), "cycle \(cycle): wrong bytes for \(metadata.key)")
+            #expect(
+                TestPayload.matches(hit.data, key: metadata.key, etag: hit.metadata.attributes.etag),
+                "cycle \(cycle): wrong bytes for \(metadata.key) (\(hit.metadata.attributes.etag ?? "-"))")
+            generations[metadata.key] = TestPayload.generation(fromETag: hit.metadata.attributes.etag) ?? 0
         }
         let report = try await store.verify()
         #expect(report.isClean, "cycle \(cycle): \(report.problems)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("quarantine").path),
+            "cycle \(cycle): the store was quarantined")
+        return generations
     }
 
-    @Test("a writer killed at random moments never leaves a wrong or half-written entry (60 kills)")
+    /// The `ack GEN KEY…` lines a writer printed: for each key, the latest generation acknowledged.
+    static func acknowledged(_ output: String) -> [String: UInt64] {
+        var latest: [String: UInt64] = [:]
+        for line in output.split(separator: "\n") where line.hasPrefix("ack ") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3, let generation = UInt64(fields[1]) else { continue }
+            for key in fields.dropFirst(2) { latest[String(key)] = max(latest[String(key)] ?? 0, generation) }
+        }
+        return latest
+    }
+
+    @Test("a writer killed at random moments loses no acknowledged put and leaves nothing torn or mixed (80 kills)")
     func killedWriter() async throws {
         let folder = TemporaryDirectory("crash")
         var random = SystemRandomNumberGenerator()
-        var entriesSeen = 0
-        for cycle in 0..<60 {
-            let worker = try await WorkerProcess(role: "writer", directory: folder.url, seconds: 0, seed: UInt64(cycle))
+        var acknowledged: [String: UInt64] = [:]
+        var puts = 0
+        var cyclesAfterWrites = 0
+        for cycle in 0..<80 {
+            let worker = try await WorkerProcess(
+                role: "writer", directory: folder.url, seed: UInt64(cycle + 1),
+                environment: Self.strict.merging(["STORAGE_WORKER_NO_LIMIT": "1"]) { $1 })
             // Every sixth kill lands during start-up or recovery, before the store reports ready.
-            if cycle % 6 != 5 { #expect(worker.waitUntilReady(), "cycle \(cycle): worker did not start") }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...60, using: &random)))
-            worker.kill()
-            try await Self.checkInvariants(folder.url, cycle: cycle)
-            if cycle % 10 == 9 {
-                let store = try PersistentStore(directory: folder.url)
-                entriesSeen = max(entriesSeen, try store.statistics().entries)
-                store.close()
+            if cycle % 6 != 5 { #expect(await worker.waitUntilReady(), "cycle \(cycle): worker did not start") }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 10...200, using: &random)))
+            await worker.kill()
+            let acks = Self.acknowledged(worker.output)
+            puts += worker.output.split(separator: "\n").filter { $0.hasPrefix("ack ") }.count
+            acknowledged.merge(acks) { max($0, $1) }
+            let present = try await Self.checkInvariants(folder.url, cycle: cycle)
+            // Nothing is evicted (no limit): every acknowledged put is there, at its generation or a later one.
+            for (key, generation) in acknowledged {
+                let found = try #require(present[key], "cycle \(cycle): acknowledged \(key) (g\(generation)) is gone")
+                #expect(found >= generation, "cycle \(cycle): \(key) went back from g\(generation) to g\(found)")
+            }
+            if !acknowledged.isEmpty {
+                cyclesAfterWrites += 1
+                #expect(!present.isEmpty, "cycle \(cycle): the store is empty after acknowledged writes")
             }
         }
-        #expect(entriesSeen > 0, "the writer never committed anything: the test proved nothing")
+        print("killed writer: 80 kills, \(puts) acknowledged batches, \(acknowledged.count) keys checked after every kill")
+        #expect(puts > 100, "the writers acknowledged too little for the test to prove anything")
+        #expect(cyclesAfterWrites > 70)
+    }
+
+    /// The roles a mixed kill cycle picks from: storage workers and cachectl commands.
+    static let killedRoles = ["writer", "reader", "evictor", "writer", "purge", "verify-repair"]
+
+    @Test("readers, evictors, second writers, purge and verify --repair killed at random beside a process that keeps the store open (130 kills)")
+    func killedMix() async throws {
+        let folder = TemporaryDirectory("crash-mix")
+        var random = SystemRandomNumberGenerator()
+        // Another process keeps the store open (and reads) the whole time; a small map makes the
+        // writers grow it, so the others must adopt the new size.
+        let environment = ["STORAGE_WORKER_MAP_BYTES": "1048576"]
+        let keeper = try await WorkerProcess(role: "reader", directory: folder.url, seed: 99, environment: environment)
+        #expect(await keeper.waitUntilReady())
+        let seed = try await WorkerProcess(role: "writer", directory: folder.url, seconds: 1, seed: 1, environment: environment)
+        #expect(await seed.finish().status == 0)
+        var kills: [String: Int] = [:]
+        for cycle in 0..<130 {
+            let role = Self.killedRoles[Int.random(in: 0..<Self.killedRoles.count, using: &random)]
+            let process: WorkerProcess
+            switch role {
+            case "purge":
+                process = try await WorkerProcess(
+                    sibling: "cachectl", arguments: ["purge", "--prefix", "shared/\(cycle % 10)", "--path", folder.url.path])
+            case "verify-repair":
+                process = try await WorkerProcess(sibling: "cachectl", arguments: ["verify", "--repair", "--path", folder.url.path])
+            default:
+                process = try await WorkerProcess(
+                    role: role, directory: folder.url, seed: UInt64(cycle + 2), environment: environment)
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &random)))
+            await process.kill()
+            kills[role, default: 0] += 1
+            #expect(!process.errors.contains("wrong bytes"), "cycle \(cycle) \(role): \(process.errors)")
+            try await Self.checkInvariants(folder.url, cycle: cycle)
+            #expect(keeper.isRunning, "cycle \(cycle): the process keeping the store open died")
+        }
+        await keeper.kill()
+        #expect(!keeper.errors.contains("wrong bytes"), "\(keeper.errors)")
+        print("killed mix: \(kills.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        let present = try await Self.checkInvariants(folder.url, cycle: 130)
+        #expect(!present.isEmpty)
+    }
+
+    @Test("600 readers killed mid-read never fill LMDB's reader table (510 slots)")
+    func killedReaders() async throws {
+        let folder = TemporaryDirectory("crash-readers")
+        let seed = try await WorkerProcess(role: "writer", directory: folder.url, seconds: 1, seed: 5)
+        #expect(await seed.finish().status == 0)
+        let sizeBefore = (try? FileManager.default.attributesOfItem(atPath: folder.url.appendingPathComponent("blobs/data.mdb").path)[.size] as? Int) ?? nil
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            var batch: [WorkerProcess] = []
+            for index in 0..<12 {
+                batch.append(try await WorkerProcess(role: "reader", directory: folder.url, seed: UInt64(index)))
+            }
+            for reader in batch { _ = await reader.waitUntilReady() }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...30, using: &random)))
+            for reader in batch { await reader.kill() }
+        }
+        // A new reader still gets a slot and reads; the file did not grow (readers never write).
+        let after = try await WorkerProcess(role: "reader", directory: folder.url, seconds: 0.5, seed: 1)
+        let result = await after.finish()
+        #expect(result.status == 0, "\(result.output) \(result.errors)")
+        #expect((try? FileManager.default.attributesOfItem(atPath: folder.url.appendingPathComponent("blobs/data.mdb").path)[.size] as? Int) ?? nil == sizeBefore)
+        try await Self.checkInvariants(folder.url, cycle: 0)
     }
 }
 
 /// Writer, reader and evictor processes on one directory at once.
 @Suite("Many processes", .serialized)
 struct MultiProcessTests {
-    @Test("two writers, a reader and an evictor for 6 s: no errors, invariants hold")
+    @Test("two writers growing a small map, a reader and an evictor for 6 s: no errors, invariants hold")
     func concurrentProcesses() async throws {
         let folder = TemporaryDirectory("multi")
         let roles = ["writer", "writer", "reader", "evictor"]
         var workers: [WorkerProcess] = []
         for (index, role) in roles.enumerated() {
-            workers.append(try await WorkerProcess(role: role, directory: folder.url, seconds: 6, seed: UInt64(index + 1)))
+            workers.append(
+                try await WorkerProcess(
+                    role: role, directory: folder.url, seconds: 6, seed: UInt64(index + 1),
+                    environment: ["STORAGE_WORKER_MAP_BYTES": "1048576"]))
         }
         for (role, worker) in zip(roles, workers) {
-            let result = worker.finish()
+            let result = await worker.finish()
             #expect(result.status == 0, "\(role) failed: \(result.output) \(result.errors)")
             #expect(result.output.contains("\(role) ok="), "\(role) printed no summary")
             #expect(!result.output.contains(" ok=0 "), "\(role) did no work")
         }
+        let store = try PersistentStore(directory: folder.url)
+        #expect(try store.statistics().mapBytes > 1 << 20, "the writers never grew the map")
+        store.close()
         try await CrashTests.checkInvariants(folder.url, cycle: 0)
     }
 }

@@ -78,12 +78,12 @@ extension DurabilityTests {
     func sameBootOpenAfterKill() async throws {
         let folder = TemporaryDirectory()
         let worker = try await WorkerProcess(role: "writer", directory: folder.url, seconds: 0, seed: 11)
-        #expect(worker.waitUntilReady())
+        #expect(await worker.waitUntilReady())
         // Keep it writing until a commit has marked the store dirty, then kill it mid-stream.
         for _ in 0..<100 where !Self.state(folder).hasPrefix("dirty") {
             try await Task.sleep(for: .milliseconds(20))
         }
-        worker.kill()
+        await worker.kill()
         #expect(Self.state(folder) == "dirty \(FlushMarker.currentBootID())")
         let store = try PersistentStore(directory: folder.url)
         #expect(Self.state(folder) == "clean \(FlushMarker.currentBootID())")

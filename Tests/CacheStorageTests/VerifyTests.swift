@@ -79,11 +79,11 @@ struct VerifyTests {
         let store = try await Self.populated(folder, count: 200)
         try await store.remove((0..<180).map(Self.key))
         let worker = try await WorkerProcess(role: "reader", directory: folder.url, seconds: 30, seed: 1)
-        #expect(worker.waitUntilReady())
+        #expect(await worker.waitUntilReady())
         await #expect(throws: StorageError.storeInUse(path: store.directory.path, operation: "compact")) {
             _ = try await store.compact()
         }
-        worker.kill()
+        await worker.kill()
         let sizes = try await store.compact()
         #expect(sizes.bytesAfter < sizes.bytesBefore)
         for number in 180..<200 { #expect(try store.get(Self.key(number))?.data == TestPayload.bytes(for: Self.key(number))) }

@@ -141,9 +141,9 @@ extension FullDiskTests {
         let disk = try MountedFileSystem.tmpfs(bytes: 12 << 20)
         let folder = disk.url.appendingPathComponent("cache")
         let path = ["--path", folder.path]
-        let writer = try await StorageWorker(role: "writer", directory: folder)
-        defer { writer.stop() }
-        #expect(writer.waitUntilReady())
+        let writer = try await WorkerProcess(role: "writer", directory: folder)
+        defer { Foundation.kill(writer.processIdentifier, SIGKILL) }
+        #expect(await writer.waitUntilReady())
         try await Task.sleep(for: .milliseconds(500))
         let filler = try disk.fill()
         try await Task.sleep(for: .seconds(2))
@@ -157,7 +157,7 @@ extension FullDiskTests {
         try FileManager.default.removeItem(at: filler)
         try await Task.sleep(for: .seconds(1))
         #expect(writer.isRunning)
-        writer.stop()
+        await writer.kill()
         let check = try await Cachectl.run(["verify", "--json"] + path)
         #expect(check.status == 0, "\(check)")
         let listed = try await Cachectl.run(["list", "--json"] + path)

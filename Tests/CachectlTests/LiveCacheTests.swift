@@ -12,9 +12,9 @@ struct LiveCacheTests {
         let cache = TemporaryDirectory("live-cache")
         let path = ["--path", cache.url.path]
         #expect(try await Corpus.importInto(cache.url, subfolder: "real/gif").status == 0)
-        let writer = try await StorageWorker(role: "writer", directory: cache.url)
-        defer { writer.stop() }
-        #expect(writer.waitUntilReady())
+        let writer = try await WorkerProcess(role: "writer", directory: cache.url)
+        defer { Foundation.kill(writer.processIdentifier, SIGKILL) }
+        #expect(await writer.waitUntilReady())
         let png = try Data(contentsOf: Corpus.folder.appendingPathComponent("real/png/basn0g02.png"))
         let origin = try await LoopbackOrigin.start { _ in
             OriginResponse(headers: [HeaderLine("Cache-Control", "max-age=60")], body: png)
@@ -46,7 +46,7 @@ struct LiveCacheTests {
             #expect(writer.isRunning, "the writer survived \(run.arguments)")
         }
         await origin.stop()
-        writer.stop()
+        await writer.kill()
         let verified = try await Cachectl.run(["verify", "--json"] + path)
         #expect(verified.status == 0, "\(verified)")
     }

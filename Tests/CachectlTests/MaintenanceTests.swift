@@ -81,10 +81,10 @@ struct MaintenanceTests {
         store.close()
         let path = ["--path", folder.url.path]
 
-        let reader = try await StorageWorker(role: "reader", directory: folder.url)
-        #expect(reader.waitUntilReady())
+        let reader = try await WorkerProcess(role: "reader", directory: folder.url)
+        #expect(await reader.waitUntilReady())
         let refused = try await Cachectl.run(["compact"] + path)
-        reader.stop()
+        await reader.kill()
         #expect(refused.status == 2, "\(refused)")
         #expect(refused.errors.contains("while another process has it open; close the other process and try again"), "\(refused.errors)")
 

@@ -20,8 +20,15 @@ struct StorageWorker {
             exit(2)
         }
         let role = arguments[1]
+        let environment = ProcessInfo.processInfo.environment
         var configuration = StoreConfiguration()
-        configuration.byteLimit = 8 * 1024 * 1024
+        // STORAGE_WORKER_NO_LIMIT=1: nothing is evicted, so every acknowledged put must survive.
+        configuration.byteLimit = environment["STORAGE_WORKER_NO_LIMIT"] == "1" ? 1 << 40 : 8 * 1024 * 1024
+        // STORAGE_WORKER_MAP_BYTES=N: a small first map, so writers grow it while others read.
+        if let mapBytes = environment["STORAGE_WORKER_MAP_BYTES"].flatMap(Int.init) { configuration.initialMapBytes = mapBytes }
+        // STORAGE_WORKER_STRICT=1: damage is an error, never a silent rebuild.
+        if environment["STORAGE_WORKER_STRICT"] == "1" { configuration.recovery = .throwError }
+        var generation = seed << 32
         let deadline = seconds > 0 ? Date().addingTimeInterval(seconds) : Date.distantFuture
         var random = SplitMix(seed: seed)
         var ok = 0
@@ -38,7 +45,7 @@ struct StorageWorker {
             while Date() < deadline {
                 do {
                     switch role {
-                    case "writer": try await write(store, &random)
+                    case "writer": try await write(store, &random, generation: &generation)
                     case "reader": errors += try read(store, &random)
                     case "evictor": try await evict(store, &random)
                     default:
@@ -67,16 +74,31 @@ struct StorageWorker {
         return TestPayload.key(prefix: "shared", number: number, length: length)
     }
 
-    static func write(_ store: PersistentStore, _ random: inout SplitMix) async throws {
+    /// Puts a batch of a new generation and, once it has committed, prints `ack GEN KEY…` (one
+    /// line, one write(2)), so a test knows exactly which puts a kill must not lose.
+    static func write(_ store: PersistentStore, _ random: inout SplitMix, generation: inout UInt64) async throws {
+        generation += 1
         let count = 1 + Int(random.next() % 8)
-        var entries: [NewEntry] = []
+        var keys: [String] = []
         for _ in 0..<count {
             let key = randomKey(&random)
-            entries.append(NewEntry(key: key, data: TestPayload.bytes(for: key)!, attributes: EntryAttributes(etag: "\"\(random.next())\"")))
+            if !keys.contains(key) { keys.append(key) }
+        }
+        let entries = keys.map { key in
+            NewEntry(
+                key: key, data: TestPayload.bytes(for: key, generation: generation)!,
+                attributes: EntryAttributes(etag: TestPayload.etag(generation: generation)))
         }
         try await store.put(entries)
+        FileHandle.standardOutput.write(Data("ack \(generation) \(keys.joined(separator: " "))\n".utf8))
         if random.next() % 4 == 0 {
-            _ = try await store.updateAttributes(for: randomKey(&random), to: EntryAttributes(etag: "\"updated\""))
+            // New attributes, same bytes: the generation (in the entity tag) stays.
+            let key = randomKey(&random)
+            if let metadata = try store.metadata(for: key) {
+                var attributes = metadata.attributes
+                attributes.contentType = "image/x-updated"
+                _ = try await store.updateAttributes(for: key, to: attributes)
+            }
         }
     }
 
@@ -84,8 +106,9 @@ struct StorageWorker {
     static func read(_ store: PersistentStore, _ random: inout SplitMix) throws -> Int {
         let key = randomKey(&random)
         guard let entry = try store.get(key) else { return 0 }
-        let expected = TestPayload.bytes(for: key)!
-        if entry.data != expected || entry.metadata.byteCount != expected.count || entry.metadata.key != key {
+        if !TestPayload.matches(entry.data, key: key, etag: entry.metadata.attributes.etag)
+            || entry.metadata.byteCount != entry.data.count || entry.metadata.key != key
+        {
             FileHandle.standardError.write(Data("reader: wrong bytes for \(key)\n".utf8))
             return 1
         }
@@ -97,7 +120,9 @@ struct StorageWorker {
         var ok = 0
         var errors = 0
         for metadata in try store.entries() {
-            if let hit = try store.get(metadata.key), hit.data == TestPayload.bytes(for: metadata.key) {
+            if let hit = try store.get(metadata.key),
+                TestPayload.matches(hit.data, key: metadata.key, etag: hit.metadata.attributes.etag)
+            {
                 ok += 1
             } else {
                 errors += 1

@@ -1,0 +1,147 @@
+import CacheStorage
+import Foundation
+
+/// A running `storage-worker` child process (Tests/Fixtures/StorageWorker): the one wrapper every
+/// test suite uses to start, watch, kill and collect one.
+///
+/// Its standard output and error are drained by a thread of their own from the moment it starts,
+/// so a chatty child never blocks on a full pipe, and waiting never holds one of Swift's
+/// cooperative threads: readiness is polled with `Task.sleep`, and exit is awaited through the
+/// process's termination handler.
+public final class WorkerProcess: @unchecked Sendable {
+    // @unchecked: `process` is configured before it starts and then only read; the collected
+    // output sits behind `state`'s lock.
+    private let process = Process()
+    private let state = Locked(Output())
+    private let exited = AsyncStream<Int32>.makeStream()
+
+    private struct Output {
+        var stdout = Data()
+        var stderr = Data()
+        var status: Int32?
+    }
+
+    /// `storage-worker` beside the test binary.
+    public static var executable: URL {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        // On Linux the test binary is .build/<config>/X.xctest; on Darwin it is inside the bundle.
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("storage-worker").path),
+            directory.pathComponents.count > 2
+        {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("storage-worker")
+    }
+
+    /// Starts `storage-worker ROLE DIR SECONDS SEED` (SECONDS 0: until killed), with `environment`
+    /// added to this process's (the worker's `STORAGE_WORKER_*` options).
+    public convenience init(
+        role: String, directory: URL, seconds: Double = 0, seed: UInt64 = 7, environment: [String: String] = [:]
+    ) async throws {
+        try await self.init(
+            executable: Self.executable, arguments: [role, directory.path, String(seconds), String(seed)],
+            environment: environment)
+    }
+
+    /// Starts another of the package's executables built beside the tests (`cachectl`, say), watched the same way.
+    public convenience init(sibling name: String, arguments: [String]) async throws {
+        try await self.init(
+            executable: Self.executable.deletingLastPathComponent().appendingPathComponent(name), arguments: arguments,
+            environment: [:])
+    }
+
+    private init(executable: URL, arguments: [String], environment: [String: String]) async throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        let continuation = exited.continuation
+        let state = state
+        process.terminationHandler = { process in
+            state.withLock { $0.status = process.terminationStatus }
+            continuation.yield(process.terminationStatus)
+            continuation.finish()
+        }
+        try await ProcessLauncher.launch(process)
+        // The child has its copies: without closing ours, the pipes never reach end-of-file and
+        // every worker would leave two descriptors and a thread behind.
+        try? output.fileHandleForWriting.close()
+        try? errors.fileHandleForWriting.close()
+        Self.drain(output.fileHandleForReading) { chunk in state.withLock { $0.stdout.append(chunk) } }
+        Self.drain(errors.fileHandleForReading) { chunk in state.withLock { $0.stderr.append(chunk) } }
+    }
+
+    /// Reads `handle` to its end on a thread of its own, passing on each piece as it arrives
+    /// (`read(2)`: `FileHandle.read(upToCount:)` would wait for the whole count).
+    private static func drain(_ handle: FileHandle, into append: @escaping @Sendable (Data) -> Void) {
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    append(Data(buffer[0..<count]))
+                } else if count == 0 || errno != EINTR {
+                    break
+                }
+            }
+            try? handle.close()
+        }
+        thread.name = "storage-worker output"
+        thread.start()
+    }
+
+    /// What the worker has printed so far.
+    public var output: String { state.withLock { String(decoding: $0.stdout, as: UTF8.self) } }
+    /// What the worker has printed to standard error so far.
+    public var errors: String { state.withLock { String(decoding: $0.stderr, as: UTF8.self) } }
+    public var isRunning: Bool { state.withLock { $0.status == nil } }
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Waits (up to `timeout`) until the worker prints `line` on a line of its own; false when it
+    /// exited or the time ran out first.
+    public func waitForLine(_ line: String, timeout: Duration = .seconds(30)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if output.split(separator: "\n").contains(where: { $0 == line }) { return true }
+            if !isRunning { return output.split(separator: "\n").contains(where: { $0 == line }) }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
+    /// Waits until the worker has the store open (it prints `ready`).
+    public func waitUntilReady(timeout: Duration = .seconds(30)) async -> Bool {
+        await waitForLine("ready", timeout: timeout)
+    }
+
+    /// Sends SIGKILL and waits for the exit; a second call only waits.
+    public func kill() async {
+        if isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        _ = await status()
+    }
+
+    /// Waits for the exit; returns the status, standard output and standard error (drained whole).
+    public func finish() async -> (status: Int32, output: String, errors: String) {
+        let status = await status()
+        // The pipes close with the process; give the drain threads a moment to read their last bytes.
+        for _ in 0..<200 where !outputsComplete() { try? await Task.sleep(for: .milliseconds(5)) }
+        return (status, output, errors)
+    }
+
+    private func outputsComplete() -> Bool {
+        // A worker's last line always ends in a newline; stderr may be empty.
+        state.withLock { $0.stdout.isEmpty || $0.stdout.last == UInt8(ascii: "\n") }
+    }
+
+    private func status() async -> Int32 {
+        if let status = state.withLock({ $0.status }) { return status }
+        var iterator = exited.stream.makeAsyncIterator()
+        if let status = await iterator.next() { return status }
+        return state.withLock { $0.status } ?? -1
+    }
+}
