@@ -200,12 +200,17 @@ extension CorruptionTests {
             }
             blobs.close()
         }
+        Self.expectCorrupt(folder)
+        try await Self.expectRebuiltEmpty(folder)
+    }
+
+    /// Opening with `.throwError` throws `corruptStore`.
+    static func expectCorrupt(_ folder: TemporaryDirectory) {
         #expect {
-            try PersistentStore(directory: folder.url, configuration: Self.strict())
+            try PersistentStore(directory: folder.url, configuration: strict())
         } throws: { error in
             guard case StorageError.corruptStore = error else { return false }
             return true
         }
-        try await Self.expectRebuiltEmpty(folder)
     }
 }

@@ -22,6 +22,15 @@ struct DiskFullTests {
         return configuration
     }
 
+    /// A store in `disk`'s `cache` folder holding `entries`, closed (so SQLite's -wal and -shm are gone).
+    static func closedStore(on disk: MountedFileSystem, holding entries: [NewEntry]) async throws -> URL {
+        let folder = disk.url.appendingPathComponent("cache")
+        let store = try PersistentStore(directory: folder, configuration: configuration(reserve: 0))
+        try await store.put(entries)
+        store.close()
+        return folder
+    }
+
     static func litter(in folder: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasPrefix("flush.state.") }
     }
@@ -95,13 +104,8 @@ struct DiskFullTests {
     @Test("a store opens on a full disk with its index behind LMDB: reads, listings and verify work; writes resume and the index catches up once there is room")
     func opensOnFullDisk() async throws {
         let disk = try MountedFileSystem.tmpfs(bytes: 8 << 20)
-        let folder = disk.url.appendingPathComponent("cache")
         let entries = (0..<20).map { Self.entry($0, length: 60_000) }
-        do {
-            let store = try PersistentStore(directory: folder, configuration: Self.configuration(reserve: 0))
-            try await store.put(entries)
-            store.close()
-        }
+        let folder = try await Self.closedStore(on: disk, holding: entries)
         // Roll the index back five entries, as a process killed between LMDB's commit and the
         // index's would leave it; a connection held open keeps SQLite's -shm, with the log emptied,
         // so the catch-up at open must write and cannot.
@@ -171,13 +175,8 @@ extension DiskFullTests {
     @Test("with no reserve and no room even for SQLite's shared memory, a store opens with its index in memory and still lists")
     func indexInMemory() async throws {
         let disk = try MountedFileSystem.tmpfs(bytes: 4 << 20)
-        let folder = disk.url.appendingPathComponent("cache")
         let entries = (0..<12).map { Self.entry($0, length: 50_000) }
-        do {
-            let store = try PersistentStore(directory: folder, configuration: Self.configuration(reserve: 0))
-            try await store.put(entries)
-            store.close()
-        }
+        let folder = try await Self.closedStore(on: disk, holding: entries)
         // Closing the last connection removed SQLite's -wal and -shm: opening must create them.
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("index.sqlite-shm").path))
         let filler = try disk.fill()

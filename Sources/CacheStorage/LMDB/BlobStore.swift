@@ -354,12 +354,9 @@ final class BlobStore: @unchecked Sendable {
     func reusableBytes() throws -> Int {
         try mapLock.withReadLock {
             try ensureOpen()
-            var info = MDB_envinfo()
-            var stat = MDB_stat()
-            mdb_env_info(environment, &info)
-            mdb_env_stat(environment, &stat)
-            let page = Int(stat.ms_psize)
-            let tail = max(0, (directory.appendingPathComponent("data.mdb").fileSize ?? 0) - (Int(info.me_last_pgno) + 1) * page)
+            let pages = pageUsage()
+            let tail = max(0, (directory.appendingPathComponent("data.mdb").fileSize ?? 0) - pages.usedBytes)
+            let page = pages.pageBytes
             var txn: OpaquePointer?
             guard mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn) == 0, let txn else { return tail }
             defer { mdb_txn_abort(txn) }
@@ -434,13 +431,18 @@ final class BlobStore: @unchecked Sendable {
     func usage() throws -> (mapBytes: Int, usedBytes: Int, pageBytes: Int) {
         try mapLock.withReadLock {
             try ensureOpen()
-            var info = MDB_envinfo()
-            var stat = MDB_stat()
-            mdb_env_info(environment, &info)
-            mdb_env_stat(environment, &stat)
-            let page = Int(stat.ms_psize)
-            return (info.me_mapsize, (Int(info.me_last_pgno) + 1) * page, page)
+            return pageUsage()
         }
+    }
+
+    /// Map size, bytes up to the last page in use, page size; the caller holds `mapLock`.
+    private func pageUsage() -> (mapBytes: Int, usedBytes: Int, pageBytes: Int) {
+        var info = MDB_envinfo()
+        var stat = MDB_stat()
+        mdb_env_info(environment, &info)
+        mdb_env_stat(environment, &stat)
+        let page = Int(stat.ms_psize)
+        return (info.me_mapsize, (Int(info.me_last_pgno) + 1) * page, page)
     }
 
     /// Rewrites the data file without its free pages and reopens it. The caller must be the only

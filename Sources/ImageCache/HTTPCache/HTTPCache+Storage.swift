@@ -8,22 +8,22 @@ extension HTTPCache {
     /// thrown: the response the origin sent is the caller's whether or not it could be cached.
     func store(_ entry: StoredEntry, _ transaction: Transaction) async {
         memory?.set(entry, for: transaction.key, cost: entry.cost)
-        guard let disk else { return }
-        do {
-            try await disk.write(entry, for: transaction.key, evaluator: transaction.evaluator)
-        } catch {
-            storageFailureLog.record(error, operation: "store")
-        }
+        await onDisk("store") { try await $0.write(entry, for: transaction.key, evaluator: transaction.evaluator) }
     }
 
     /// Replaces a stored response's headers after a validation; the body stays. Failures as for ``store(_:_:)``.
     func update(_ entry: StoredEntry, _ transaction: Transaction) async {
         memory?.set(entry, for: transaction.key, cost: entry.cost)
+        await onDisk("update") { try await $0.update(entry, for: transaction.key, evaluator: transaction.evaluator) }
+    }
+
+    /// Runs `body` on the disk tier, if there is one; a failure is counted and logged, not thrown.
+    private func onDisk(_ operation: String, _ body: (DiskTier) async throws -> Void) async {
         guard let disk else { return }
         do {
-            try await disk.update(entry, for: transaction.key, evaluator: transaction.evaluator)
+            try await body(disk)
         } catch {
-            storageFailureLog.record(error, operation: "update")
+            storageFailureLog.record(error, operation: operation)
         }
     }
 
@@ -45,12 +45,7 @@ extension HTTPCache {
     /// Removes `keys` from every tier. A disk failure is counted and logged as for ``store(_:_:)``.
     func remove(_ keys: [String]) async {
         for key in keys { memory?.removeValue(for: key) }
-        guard let disk else { return }
-        do {
-            try await disk.remove(keys)
-        } catch {
-            storageFailureLog.record(error, operation: "remove")
-        }
+        await onDisk("remove") { try await $0.remove(keys) }
     }
 
     private static func sameOrigin(_ first: URL, _ second: URL) -> Bool {
