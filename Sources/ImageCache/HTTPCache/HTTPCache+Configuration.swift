@@ -21,7 +21,9 @@ extension HTTPCache {
         public var memoryCountLimit: Int = 1000
         /// The RFC 9111 rules, with heuristics and any freshness override. `CachePolicyEvaluator()` by default.
         public var evaluator = CachePolicyEvaluator()
-        /// The largest body accepted. 50 MiB by default.
+        /// The largest body accepted, in bytes as delivered (after `Content-Encoding` is undone). 50 MiB
+        /// by default. The transfer stops as soon as more has arrived, whatever `Content-Length`
+        /// announced, and the load fails with ``HTTPCacheError/bodyTooLarge(limit:)``.
         public var maxBodyBytes: Int = 50 * 1024 * 1024
         /// Retries of transient failures, for idempotent methods only. None by default (`maxAttempts` 1).
         public var retry = RetryPolicy(maxAttempts: 1)
