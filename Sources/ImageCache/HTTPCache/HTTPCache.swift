@@ -35,6 +35,9 @@ public final class HTTPCache: Sendable {
     /// Slots for exchanges with origins, when ``Configuration/maxConcurrentFetches`` sets a limit.
     let fetchSlots: FetchSlots?
     let storageFailureLog: StorageFailureLog
+    /// The key of the `Vary` fingerprints this cache stores and matches: its store's, kept beside
+    /// it (`FingerprintKeyFile`), so a later process matches them too; this process's without a store.
+    let fingerprintKey: FingerprintKey
 
     /// How often the disk tier failed to store, update or remove a response (a full disk, a
     /// read-only store, an entry over the store's limits). Such a failure never fails a request:
@@ -50,6 +53,8 @@ public final class HTTPCache: Sendable {
             ? MemoryCache(costLimit: configuration.memoryCostLimit, countLimit: configuration.memoryCountLimit) : nil
         disk = configuration.store.map { DiskTier(store: $0) }
         storageFailureLog = StorageFailureLog(logger: configuration.logger)
+        fingerprintKey =
+            configuration.store.map { FingerprintKeyFile.key(for: $0, logger: configuration.logger) } ?? .process
     }
 
     /// The response to `request`, from storage or the origin as RFC 9111 allows, with every body accepted.
@@ -74,6 +79,7 @@ public final class HTTPCache: Sendable {
     ) async throws(HTTPCacheError) -> HTTPCacheResponse {
         var evaluator = configuration.evaluator
         if let override = request.freshnessOverride { evaluator.override = override }
+        evaluator.fingerprintKey = fingerprintKey
         let transaction = Transaction(
             request: request, key: request.cacheKey ?? configuration.cacheKey(request.url), evaluator: evaluator,
             acceptor: acceptor, progress: progress, front: front)

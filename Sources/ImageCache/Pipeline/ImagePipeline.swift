@@ -123,7 +123,7 @@ public final class ImagePipeline: Sendable {
             if let hit = memory.value(for: cacheKey) { return hit.memoryResponse }
             guard request.networkAccess == .allowed else { throw ImageLoadError.notCached(request.url) }
             let fetched = try await fetchUncached(request, shared: shared)
-            let image = fetched.cachedImage()
+            let image = fetched.cachedImage(fingerprintKey: http.fingerprintKey)
             memory.set(image, for: cacheKey, cost: image.cost)
             return fetched.response
         case let .persistent(override):
