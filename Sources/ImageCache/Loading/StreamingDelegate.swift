@@ -100,14 +100,16 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        var overLimit = false
+        // An exchange ended for its size, kept alive until its stream has been finished: if its last
+        // reference went first (inside the lock, on URLSession's queue), the stream's termination
+        // would cancel the task from that queue, which waits for itself.
+        var overLimit: Exchange?
         let delivery = exchanges.withLock { exchanges -> Delivery? in
             let id = dataTask.taskIdentifier
             guard let exchange = exchanges[id] else { return nil }
             let received = exchange.receivedBytes + data.count
             if let limit = exchange.maxBodyBytes, received > limit {
-                overLimit = true
-                exchanges[id] = nil
+                overLimit = exchanges.removeValue(forKey: id)
                 return Self.failure(of: exchange, HTTPCacheError.bodyTooLarge(limit: limit))
             }
             exchanges[id]?.receivedBytes = received
@@ -117,9 +119,11 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return Delivery(chunk: data, chunks: exchange.chunks)
         }
         delivery?.perform()
+        guard overLimit != nil else { return }
+        overLimit = nil
         // Not on this thread: cancelling waits for URLSession's work queue, which may be running
         // this callback (see ``ImmediateDelegateQueue``). The completion then finds no exchange.
-        if overLimit { DispatchQueue.global().async { dataTask.cancel() } }
+        DispatchQueue.global().async { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
