@@ -42,6 +42,11 @@ extension HTTPCache {
         /// The storage key for a URL when the request gives none: the whole URL by default. One
         /// response is kept per key; a response with `Vary` replaces any other variant.
         public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
+        /// What happens to responses to requests that carry `Authorization`, `Cookie` or
+        /// `Proxy-Authorization`: ``CredentialedResponses/partitionedByCredential`` by default, so
+        /// one user's response never answers another user, or a request without credentials, even
+        /// when the origin forgets `Vary`.
+        public var credentialedResponses: CredentialedResponses = .partitionedByCredential
         /// Where the cache reports what it could not store (once per cause; see ``HTTPCache/storageFailures``).
         public var logger = Logger(label: "ImageCache.HTTPCache")
 

@@ -80,8 +80,15 @@ public final class HTTPCache: Sendable {
         var evaluator = configuration.evaluator
         if let override = request.freshnessOverride { evaluator.override = override }
         evaluator.fingerprintKey = fingerprintKey
+        var request = request
+        if configuration.credentialedResponses == .notStored, request.mode == .default,
+            CredentialFields.present(in: request.headers)
+        {
+            request.mode = .noStore
+        }
+        let urlKey = request.cacheKey ?? configuration.cacheKey(request.url)
         let transaction = Transaction(
-            request: request, key: request.cacheKey ?? configuration.cacheKey(request.url), evaluator: evaluator,
+            request: request, key: storageKey(urlKey, headers: request.headers), urlKey: urlKey, evaluator: evaluator,
             acceptor: acceptor, progress: progress, front: front)
         do {
             return try await respond(to: transaction)
@@ -100,7 +107,10 @@ extension HTTPCache {
     /// One request's passage through the cache: what it asks, under which key and rules.
     struct Transaction: Sendable {
         let request: HTTPCacheRequest
+        /// Where the response is kept: ``urlKey``, partitioned by credentials (``HTTPCache/storageKey(_:headers:)``).
         let key: String
+        /// The key for the request's URL alone, shared by every partition.
+        let urlKey: String
         let evaluator: CachePolicyEvaluator
         let acceptor: any ResponseBodyAcceptor
         var progress: ProgressHandler?

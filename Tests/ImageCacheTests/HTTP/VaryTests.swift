@@ -103,4 +103,10 @@ struct VaryTests {
         #expect(!sameKey.matchesVary(stored, request: HTTPFixture.request()))
         #expect(!evaluator.matchesVary(stored, request: HTTPFixture.request([("Authorization", "Bearer secret")])))
     }
+
+    @Test("fingerprints are HMAC-SHA256 (RFC 4231, test case 2)")
+    func hmacVector() {
+        let code = HMACSHA256.authenticationCode(Array("what do ya want for nothing?".utf8), key: Array("Jefe".utf8))
+        #expect(Hex.lowercaseDigits(code) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
 }
