@@ -106,17 +106,19 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var overLimit: Exchange?
         let delivery = exchanges.withLock { exchanges -> Delivery? in
             let id = dataTask.taskIdentifier
-            guard let exchange = exchanges[id] else { return nil }
-            let received = exchange.receivedBytes + data.count
-            if let limit = exchange.maxBodyBytes, received > limit {
-                overLimit = exchanges.removeValue(forKey: id)
-                return Self.failure(of: exchange, HTTPCacheError.bodyTooLarge(limit: limit))
+            // Read and changed in place, never copied out first: a copy of the exchange would make
+            // every append to a gathered body copy the body.
+            guard let receivedBefore = exchanges[id]?.receivedBytes else { return nil }
+            let received = receivedBefore + data.count
+            if let limit = exchanges[id]?.maxBodyBytes, received > limit,
+                let removed = exchanges.removeValue(forKey: id)
+            {
+                overLimit = removed
+                return Self.failure(of: removed, HTTPCacheError.bodyTooLarge(limit: limit))
             }
             exchanges[id]?.receivedBytes = received
-            // Appended in place when the body is being gathered: a copy of the exchange would make
-            // every append copy the body.
             if exchanges[id]?.gathering?.data.append(data) != nil { return nil }
-            return Delivery(chunk: data, chunks: exchange.chunks)
+            return exchanges[id].map { Delivery(chunk: data, chunks: $0.chunks) }
         }
         delivery?.perform()
         guard overLimit != nil else { return }
