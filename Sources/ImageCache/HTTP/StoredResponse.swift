@@ -59,7 +59,10 @@ public struct StoredResponse: Sendable, Hashable {
     }
 
     /// ``init(response:request:requestTime:responseTime:)`` with the `Vary` fingerprints under `fingerprintKey`.
-    init(response: HTTPResponseHead, request: HTTPRequestHead, requestTime: Date, responseTime: Date, fingerprintKey: FingerprintKey) {
+    init(
+        response: HTTPResponseHead, request: HTTPRequestHead, requestTime: Date, responseTime: Date,
+        fingerprintKey: FingerprintKey
+    ) {
         var headers = StorableFields.filter(response.headers)
         if !headers.contains("Date") { headers.append("Date", HTTPDate.string(from: responseTime)) }
         var fingerprints = HeaderFields()

@@ -29,8 +29,13 @@ enum FingerprintKeyFile {
         guard store.configuration.access == .readWrite else { return .process }
         let created = create(path, mode: fileMode(of: store))
         if let key = load(path) { return key }
+        let reason = created ?? "it reads back wrong"
         logger.warning(
-            "The HTTP cache could not keep its fingerprint key at \(path) (\(created ?? "it reads back wrong")); responses that vary on request fields will match only within this process. Check that the store's folder is writable.")
+            """
+            The HTTP cache could not keep its fingerprint key at \(path) (\(reason)); responses that vary \
+            on request fields, or were fetched with credentials, will match only within this process. \
+            Check that the store's folder is writable.
+            """)
         return .process
     }
 
