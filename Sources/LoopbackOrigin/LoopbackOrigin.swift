@@ -27,6 +27,7 @@ public final class LoopbackOrigin: Sendable {
     private let serverChannel: Channel
     private let serving: Task<Void, Never>
     private let log = NIOLockedValueBox<[OriginRequest]>([])
+    private let deliveryLog = NIOLockedValueBox<[OriginDelivery]>([])
 
     private init(port: Int, serverChannel: Channel, serving: Task<Void, Never>) {
         self.port = port
@@ -56,6 +57,8 @@ public final class LoopbackOrigin: Sendable {
                         group.addTask {
                             await Self.serve(connection, handler: handler) { request in
                                 recorder.withLockedValue { $0?.log.withLockedValue { $0.append(request) } }
+                            } recordDelivery: { delivery in
+                                recorder.withLockedValue { $0?.deliveryLog.withLockedValue { $0.append(delivery) } }
                             }
                         }
                     }
@@ -75,8 +78,15 @@ public final class LoopbackOrigin: Sendable {
     /// Every request received so far, in arrival order.
     public var requests: [OriginRequest] { log.withLockedValue { $0 } }
 
-    /// Forgets the request log.
-    public func clearLog() { log.withLockedValue { $0.removeAll() } }
+    /// How far each response was written, in the order they ended (a response whose connection
+    /// broke off shows as not ``OriginDelivery/completed``).
+    public var deliveries: [OriginDelivery] { deliveryLog.withLockedValue { $0 } }
+
+    /// Forgets the request and delivery logs.
+    public func clearLog() {
+        log.withLockedValue { $0.removeAll() }
+        deliveryLog.withLockedValue { $0.removeAll() }
+    }
 
     /// Stops listening and closes every connection.
     public func stop() async {
@@ -86,7 +96,7 @@ public final class LoopbackOrigin: Sendable {
 
     private static func serve(
         _ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, handler: Handler,
-        record: @Sendable (OriginRequest) -> Void
+        record: @Sendable (OriginRequest) -> Void, recordDelivery: @Sendable (OriginDelivery) -> Void
     ) async {
         try? await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
@@ -110,7 +120,15 @@ public final class LoopbackOrigin: Sendable {
                     let response = await handler(request)
                     if response.delay > .zero { try await Task.sleep(for: response.delay) }
                     if response.disconnect { return }
-                    let reusable = try await write(response, for: head, to: outbound)
+                    var delivery = OriginDelivery(target: request.target, bodyBytesWritten: 0, completed: false)
+                    let reusable: Bool
+                    do {
+                        reusable = try await write(response, for: head, to: outbound, delivery: &delivery)
+                    } catch {
+                        recordDelivery(delivery)
+                        throw error
+                    }
+                    recordDelivery(delivery)
                     if !reusable { return }
                 }
             }
@@ -124,7 +142,8 @@ public final class LoopbackOrigin: Sendable {
     /// client reusing the connection would take the excess for the start of its next response), a
     /// shorter one leaves the exchange unfinished.
     private static func write(
-        _ response: OriginResponse, for head: HTTPRequestHead, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        _ response: OriginResponse, for head: HTTPRequestHead, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        delivery: inout OriginDelivery
     ) async throws -> Bool {
         var headers = HTTPHeaders()
         for line in response.headers { headers.add(name: line.name, value: line.value) }
@@ -143,9 +162,18 @@ public final class LoopbackOrigin: Sendable {
         let status = HTTPResponseStatus(statusCode: response.status)
         try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)))
         if !bodyless && !body.isEmpty {
-            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
+            let pieceBytes = max(response.bodyPacing?.chunkBytes ?? body.count, 1)
+            var offset = body.startIndex
+            while offset < body.endIndex {
+                let piece = body[offset..<min(offset + pieceBytes, body.endIndex)]
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: piece))))
+                delivery.bodyBytesWritten += piece.count
+                offset += piece.count
+                if let pacing = response.bodyPacing, offset < body.endIndex { try await Task.sleep(for: pacing.interval) }
+            }
         }
         try await outbound.write(.end(nil))
+        delivery.completed = true
         return reusable
     }
 }

@@ -12,14 +12,19 @@ public struct OriginResponse: Sendable, Hashable {
     public var delay: Duration
     /// Close the connection instead of answering.
     public var disconnect: Bool
+    /// Write the body a piece at a time instead of at once; nil (the default) writes it at once.
+    public var bodyPacing: BodyPacing?
 
     /// Creates a response.
-    public init(status: Int = 200, headers: [HeaderLine] = [], body: Data = Data(), delay: Duration = .zero, disconnect: Bool = false) {
+    public init(status: Int = 200, headers: [HeaderLine] = [], body: Data = Data(), delay: Duration = .zero, disconnect: Bool = false,
+        bodyPacing: BodyPacing? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.delay = delay
         self.disconnect = disconnect
+        self.bodyPacing = bodyPacing
     }
 
     /// A response that closes the connection without answering.

@@ -26,6 +26,9 @@ public struct CachePolicyEvaluator: Sendable, Hashable {
     public var heuristicFraction: Double
     /// The longest heuristic freshness lifetime; nil (no cap, as RFC 9111 sets none) by default.
     public var maximumHeuristicLifetime: Duration?
+    /// The key `Vary`-selected request values are fingerprinted under: this process's by default;
+    /// ``HTTPCache`` sets its store's, so responses it stored match again in a later process.
+    var fingerprintKey: FingerprintKey = .process
 
     /// An evaluator with the given override and heuristic settings.
     public init(

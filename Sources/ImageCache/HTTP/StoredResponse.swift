@@ -15,42 +15,74 @@ public struct StoredResponse: Sendable, Hashable {
     public var requestTime: Date
     /// When the response was received (`response_time`, RFC 9111 §4.2.3).
     public var responseTime: Date
-    /// The original request's fields named by the response's `Vary`, every line of each, for
-    /// matching later requests (RFC 9111 §4.1).
+    /// The original request's fields named by the response's `Vary`, in clear: only in responses
+    /// stored by an earlier version, which matched later requests on them (RFC 9111 §4.1). New
+    /// responses keep ``varyingRequestFingerprints`` instead, and this is empty.
     public var varyingRequestHeaders: HeaderFields
+    /// A fingerprint of each original request field the response's `Vary` names, one line per field
+    /// present (an absent field has none): a keyed hash of its normalised value (see
+    /// ``VaryNormalization``), so a later request with the same value matches while the value,
+    /// an `Authorization` or a `Cookie` among them, is never kept. The key is the cache's
+    /// (``CachePolicyEvaluator/matchesVary(_:request:)`` must use the same one).
+    public var varyingRequestFingerprints: HeaderFields
 
     /// A stored response from values kept earlier.
     public init(
         status: Int, headers: HeaderFields, requestTime: Date, responseTime: Date,
-        varyingRequestHeaders: HeaderFields = [:]
+        varyingRequestHeaders: HeaderFields = [:], varyingRequestFingerprints: HeaderFields = [:]
     ) {
         self.status = status
         self.headers = headers
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.varyingRequestHeaders = varyingRequestHeaders
+        self.varyingRequestFingerprints = varyingRequestFingerprints
     }
 
     /// The response to keep for `response`, received for `request`.
     ///
     /// - Drops the fields a cache must not store (hop-by-hop, `Proxy-*`, fields named by a qualified
-    ///   `no-cache`; RFC 9111 §3.1).
+    ///   `no-cache`; RFC 9111 §3.1) and those that hand out credentials (`Set-Cookie`, `Set-Cookie2`,
+    ///   `Authentication-Info`).
     /// - Adds `Date: <responseTime>` when the response has none, as RFC 9110 §6.6.1 requires of a
     ///   recipient that caches it; age calculations need it.
-    /// - Records the request's values of each field `Vary` names.
+    /// - Records a fingerprint of the request's value of each field `Vary` names, under this
+    ///   process's key: it matches a later request of this process (through a default
+    ///   ``CachePolicyEvaluator``); ``HTTPCache`` uses its store's key, which outlives the process.
     ///
     /// Check ``CachePolicyEvaluator/storability(of:for:)`` first: this initializer does not decide
     /// *whether* to store.
     public init(response: HTTPResponseHead, request: HTTPRequestHead, requestTime: Date, responseTime: Date) {
+        self.init(
+            response: response, request: request, requestTime: requestTime, responseTime: responseTime,
+            fingerprintKey: .process)
+    }
+
+    /// ``init(response:request:requestTime:responseTime:)`` with the `Vary` fingerprints under `fingerprintKey`.
+    init(
+        response: HTTPResponseHead, request: HTTPRequestHead, requestTime: Date, responseTime: Date,
+        fingerprintKey: FingerprintKey
+    ) {
         var headers = StorableFields.filter(response.headers)
         if !headers.contains("Date") { headers.append("Date", HTTPDate.string(from: responseTime)) }
-        var varying = HeaderFields()
+        var fingerprints = HeaderFields()
         for name in Set(headers.listMembers(for: "Vary").map(HTTPSyntax.lowercased)).sorted() where name != "*" {
-            for value in request.headers.values(for: name) { varying.append(name, value) }
+            guard let value = VaryNormalization.normalized(request.headers.values(for: name), field: name) else { continue }
+            fingerprints.append(name, fingerprintKey.fingerprint(value, field: name))
         }
         self.init(
             status: response.status, headers: headers, requestTime: requestTime, responseTime: responseTime,
-            varyingRequestHeaders: varying)
+            varyingRequestFingerprints: fingerprints)
+    }
+
+    /// This response as it may be shown or exported: without the request values in clear that an
+    /// earlier version kept for a `Vary` naming a credential field (`Authorization`, `Cookie`).
+    /// (Credential-bearing response fields are already gone: they are never stored, and dropped
+    /// when an earlier version's response is read.)
+    public var withoutCredentials: StoredResponse {
+        var copy = self
+        copy.varyingRequestHeaders.removeAll { CredentialFields.request.contains(HTTPSyntax.lowercased($0.name)) }
+        return copy
     }
 
     /// The stored response's cache directives.

@@ -1,8 +1,14 @@
 import Foundation
 
 /// Reads a response body from the network under the cache's rules: the size limit (checked against
-/// the announced length before reading), the acceptor's look at each new prefix until it has seen
-/// enough (so a refusal cancels the rest of the transfer), and its verdict on the whole body.
+/// the announced length before reading), the acceptor's look at the prefix until it has seen enough
+/// (so a refusal cancels the rest of the transfer), and its verdict on the whole body.
+///
+/// The prefix is shown at the first chunk and then each time the body has doubled since the last
+/// look, never per chunk: an acceptor copies and parses what it is shown, so a header that never
+/// settles (a TIFF whose directory sits at the end) would otherwise cost a copy of the whole
+/// prefix per chunk, quadratic in the body's size. Doubling keeps all the looks under twice the
+/// body's size, and the whole body is judged by `finish` anyway.
 struct BodyReader {
     let maxBodyBytes: Int
 
@@ -35,6 +41,8 @@ struct BodyReader {
         var body = Data()
         /// Whether the acceptor has seen enough of the body's start.
         var settled = false
+        /// The body's size at the acceptor's last look at it; 0 before the first.
+        var inspectedSize = 0
 
         mutating func take(_ chunk: Data) throws {
             if body.isEmpty, chunk.count >= response.expectedLength ?? .max {
@@ -47,7 +55,8 @@ struct BodyReader {
             progress?(body.count, response.expectedLength)
             // A complete body is judged whole by `finish`; a look at it as a prefix first would
             // only repeat the work.
-            if !settled, body.count < response.expectedLength ?? .max {
+            if !settled, body.count < response.expectedLength ?? .max, body.count >= 2 * inspectedSize {
+                inspectedSize = body.count
                 settled = try BodyReader.refusing { try acceptor.inspectPrefix(body, of: response.head) } == .sufficient
             }
         }

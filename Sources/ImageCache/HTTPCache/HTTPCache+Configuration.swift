@@ -21,7 +21,9 @@ extension HTTPCache {
         public var memoryCountLimit: Int = 1000
         /// The RFC 9111 rules, with heuristics and any freshness override. `CachePolicyEvaluator()` by default.
         public var evaluator = CachePolicyEvaluator()
-        /// The largest body accepted. 50 MiB by default.
+        /// The largest body accepted, in bytes as delivered (after `Content-Encoding` is undone). 50 MiB
+        /// by default. The transfer stops as soon as more has arrived, whatever `Content-Length`
+        /// announced, and the load fails with ``HTTPCacheError/bodyTooLarge(limit:)``.
         public var maxBodyBytes: Int = 50 * 1024 * 1024
         /// Retries of transient failures, for idempotent methods only. None by default (`maxAttempts` 1).
         public var retry = RetryPolicy(maxAttempts: 1)
@@ -40,6 +42,11 @@ extension HTTPCache {
         /// The storage key for a URL when the request gives none: the whole URL by default. One
         /// response is kept per key; a response with `Vary` replaces any other variant.
         public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
+        /// What happens to responses to requests that carry `Authorization`, `Cookie` or
+        /// `Proxy-Authorization`: ``CredentialedResponses/partitionedByCredential`` by default, so
+        /// one user's response never answers another user, or a request without credentials, even
+        /// when the origin forgets `Vary`.
+        public var credentialedResponses: CredentialedResponses = .partitionedByCredential
         /// Where the cache reports what it could not store (once per cause; see ``HTTPCache/storageFailures``).
         public var logger = Logger(label: "ImageCache.HTTPCache")
 

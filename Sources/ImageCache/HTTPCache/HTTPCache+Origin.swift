@@ -59,7 +59,8 @@ extension HTTPCache {
         if transaction.request.mode == .default, transaction.evaluator.isStorable(head, for: transaction.head) {
             let entry = StoredEntry(
                 response: StoredResponse(
-                    response: head, request: transaction.head, requestTime: requestTime, responseTime: responseTime),
+                    response: head, request: transaction.head, requestTime: requestTime, responseTime: responseTime,
+                    fingerprintKey: transaction.evaluator.fingerprintKey),
                 body: body, description: description)
             await store(entry, transaction)
             stored = entry.response

@@ -16,7 +16,7 @@ extension HTTPCache {
         let retry = configuration.retry
         let request = TransportRequest(
             url: transaction.request.url, head: head, body: transaction.request.body,
-            timeout: configuration.requestTimeout)
+            timeout: configuration.requestTimeout, maxBodyBytes: configuration.maxBodyBytes)
         var attempt = 1
         while true {
             try Task.checkCancellation()

@@ -30,16 +30,21 @@ extension HTTPCache {
     /// RFC 9111 §4.4: after an unsafe method succeeds, the target URI's stored response is gone,
     /// and so are those of the `Location` and `Content-Location` URIs when they share its origin
     /// (another origin's entries are not this response's to invalidate).
+    ///
+    /// Each in the requester's partition and the shared one; other users' partitions cannot be
+    /// named (their keys need their credentials) and keep their copies until they go stale.
     func invalidate(_ transaction: Transaction, locations headers: HeaderFields) async {
         let target = transaction.request.url
-        var keys = [transaction.key]
+        var keys = [transaction.key, transaction.urlKey]
         for name in ["Location", "Content-Location"] {
             guard let value = headers.firstValue(for: name),
                 let url = URL(string: value, relativeTo: target)?.absoluteURL, Self.sameOrigin(url, target)
             else { continue }
-            keys.append(configuration.cacheKey(url))
+            let urlKey = configuration.cacheKey(url)
+            keys += [storageKey(urlKey, headers: transaction.request.headers), urlKey]
         }
-        await remove(keys)
+        var seen = Set<String>()
+        await remove(keys.filter { seen.insert($0).inserted })
     }
 
     /// Removes `keys` from every tier. A disk failure is counted and logged as for ``store(_:_:)``.

@@ -35,6 +35,9 @@ public final class HTTPCache: Sendable {
     /// Slots for exchanges with origins, when ``Configuration/maxConcurrentFetches`` sets a limit.
     let fetchSlots: FetchSlots?
     let storageFailureLog: StorageFailureLog
+    /// The key of the `Vary` fingerprints this cache stores and matches: its store's, kept beside
+    /// it (`FingerprintKeyFile`), so a later process matches them too; this process's without a store.
+    let fingerprintKey: FingerprintKey
 
     /// How often the disk tier failed to store, update or remove a response (a full disk, a
     /// read-only store, an entry over the store's limits). Such a failure never fails a request:
@@ -50,6 +53,8 @@ public final class HTTPCache: Sendable {
             ? MemoryCache(costLimit: configuration.memoryCostLimit, countLimit: configuration.memoryCountLimit) : nil
         disk = configuration.store.map { DiskTier(store: $0) }
         storageFailureLog = StorageFailureLog(logger: configuration.logger)
+        fingerprintKey =
+            configuration.store.map { FingerprintKeyFile.key(for: $0, logger: configuration.logger) } ?? .process
     }
 
     /// The response to `request`, from storage or the origin as RFC 9111 allows, with every body accepted.
@@ -74,8 +79,16 @@ public final class HTTPCache: Sendable {
     ) async throws(HTTPCacheError) -> HTTPCacheResponse {
         var evaluator = configuration.evaluator
         if let override = request.freshnessOverride { evaluator.override = override }
+        evaluator.fingerprintKey = fingerprintKey
+        var request = request
+        if configuration.credentialedResponses == .notStored, request.mode == .default,
+            CredentialFields.present(in: request.headers)
+        {
+            request.mode = .noStore
+        }
+        let urlKey = request.cacheKey ?? configuration.cacheKey(request.url)
         let transaction = Transaction(
-            request: request, key: request.cacheKey ?? configuration.cacheKey(request.url), evaluator: evaluator,
+            request: request, key: storageKey(urlKey, headers: request.headers), urlKey: urlKey, evaluator: evaluator,
             acceptor: acceptor, progress: progress, front: front)
         do {
             return try await respond(to: transaction)
@@ -94,7 +107,10 @@ extension HTTPCache {
     /// One request's passage through the cache: what it asks, under which key and rules.
     struct Transaction: Sendable {
         let request: HTTPCacheRequest
+        /// Where the response is kept: ``urlKey``, partitioned by credentials (``HTTPCache/storageKey(_:headers:)``).
         let key: String
+        /// The key for the request's URL alone, shared by every partition.
+        let urlKey: String
         let evaluator: CachePolicyEvaluator
         let acceptor: any ResponseBodyAcceptor
         var progress: ProgressHandler?

@@ -32,7 +32,8 @@ public struct HTTPCacheRequest: Sendable, Hashable {
     /// How the request uses the cache. ``Mode/default`` by default.
     public var mode: Mode
     /// The key the response is stored under; nil (the default) means
-    /// ``HTTPCache/Configuration/cacheKey`` of ``url``.
+    /// ``HTTPCache/Configuration/cacheKey`` of ``url``. Either way, a request with credentials is
+    /// kept apart from other users' under it (``HTTPCache/Configuration/credentialedResponses``).
     public var cacheKey: String?
     /// Replaces the configured evaluator's ``CachePolicyEvaluator/override`` for this request; nil
     /// (the default) keeps it.

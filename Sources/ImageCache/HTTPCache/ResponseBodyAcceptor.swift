@@ -3,9 +3,10 @@ import Foundation
 /// The hook through which a caller vets a response body as it arrives, before ``HTTPCache``
 /// returns or stores it.
 ///
-/// The cache calls ``accept(_:)`` once the head has arrived, ``inspectPrefix(_:of:)`` each time more
-/// bytes arrive until it answers ``BodyPrefixVerdict/sufficient``, and ``finish(_:of:)`` with the
-/// whole body. Throwing from any of them refuses the response: the transfer is cancelled, nothing is
+/// The cache calls ``accept(_:)`` once the head has arrived, ``inspectPrefix(_:of:)`` with the first
+/// bytes and again each time the body received has doubled, until it answers
+/// ``BodyPrefixVerdict/sufficient`` (so all its looks together cost less than twice the body), and
+/// ``finish(_:of:)`` with the whole body. Throwing from any of them refuses the response: the transfer is cancelled, nothing is
 /// stored, and the error reaches the caller as ``HTTPCacheError/refused(_:)``. Only responses read
 /// from the network are vetted; stored bodies were vetted when they were stored.
 ///
@@ -21,7 +22,7 @@ public protocol ResponseBodyAcceptor: Sendable {
     func accept(_ head: HTTPResponseHead) throws
 
     /// Looks at the body received so far; answer ``BodyPrefixVerdict/needMoreBytes`` to look again
-    /// when more has arrived. The default is satisfied at once.
+    /// once twice as much has arrived. The default is satisfied at once.
     func inspectPrefix(_ prefix: Data, of head: HTTPResponseHead) throws -> BodyPrefixVerdict
 
     /// Checks the complete body and describes it for storage. The default describes nothing.

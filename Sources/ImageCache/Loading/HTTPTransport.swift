@@ -21,13 +21,23 @@ public struct TransportRequest: Sendable, Hashable {
     public var body: Data?
     /// How long to wait without progress before failing. 30 s by default.
     public var timeout: Duration
+    /// The most body bytes to take, counted as delivered (after any `Content-Encoding` is undone);
+    /// nil (the default) sets no limit. A transport that honours it stops the transfer as soon as
+    /// more arrive, whatever `Content-Length` announced, and fails the exchange with
+    /// ``HTTPCacheError/bodyTooLarge(limit:)``: a small compressed body can inflate to gigabytes.
+    /// ``HTTPCache`` sets it to ``HTTPCache/Configuration/maxBodyBytes`` and checks again as it reads.
+    public var maxBodyBytes: Int?
 
     /// Creates a request.
-    public init(url: URL, head: HTTPRequestHead = HTTPRequestHead(), body: Data? = nil, timeout: Duration = .seconds(30)) {
+    public init(
+        url: URL, head: HTTPRequestHead = HTTPRequestHead(), body: Data? = nil, timeout: Duration = .seconds(30),
+        maxBodyBytes: Int? = nil
+    ) {
         self.url = url
         self.head = head
         self.body = body
         self.timeout = timeout
+        self.maxBodyBytes = maxBodyBytes
     }
 }
 

@@ -14,6 +14,11 @@ import FoundationNetworking
 /// wakes the reading task on another thread; head, chunk and end separately cost three wake-ups
 /// where URLSession's own `data(from:)` costs one. Refusing a bomb or an HTML page from its first
 /// bytes matters for large bodies, which still stream as they arrive.
+///
+/// Bytes are counted as delivered, after URLSession has undone any `Content-Encoding`: a 200 KB gzip
+/// body announced as such can inflate to gigabytes, so `Content-Length` bounds nothing. Past the
+/// request's limit the exchange fails at once with ``HTTPCacheError/bodyTooLarge(limit:)`` and the
+/// task is cancelled, so neither the gathered body nor the stream's buffer grows beyond the limit.
 final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Exchange {
         var head: CheckedContinuation<TransportResponse, any Error>?
@@ -21,6 +26,10 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let chunks: AsyncThrowingStream<Data, any Error>.Continuation
         /// A small body being gathered, with the response its head waits to deliver.
         var gathering: Gathering?
+        /// The most body bytes to take (``TransportRequest/maxBodyBytes``); nil for no limit.
+        let maxBodyBytes: Int?
+        /// Body bytes delivered or gathered so far.
+        var receivedBytes = 0
     }
 
     private struct Gathering {
@@ -54,9 +63,12 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func register(
         _ task: URLSessionTask, head: CheckedContinuation<TransportResponse, any Error>,
-        body: AsyncThrowingStream<Data, any Error>, chunks: AsyncThrowingStream<Data, any Error>.Continuation
+        body: AsyncThrowingStream<Data, any Error>, chunks: AsyncThrowingStream<Data, any Error>.Continuation,
+        maxBodyBytes: Int?
     ) {
-        exchanges.withLock { $0[task.taskIdentifier] = Exchange(head: head, body: body, chunks: chunks) }
+        exchanges.withLock {
+            $0[task.taskIdentifier] = Exchange(head: head, body: body, chunks: chunks, maxBodyBytes: maxBodyBytes)
+        }
     }
 
     func urlSession(
@@ -88,14 +100,32 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        // An exchange ended for its size, kept alive until its stream has been finished: if its last
+        // reference went first (inside the lock, on URLSession's queue), the stream's termination
+        // would cancel the task from that queue, which waits for itself.
+        var overLimit: Exchange?
         let delivery = exchanges.withLock { exchanges -> Delivery? in
             let id = dataTask.taskIdentifier
-            // Appended in place when the body is being gathered: a copy of the exchange would make
-            // every append copy the body.
+            // Read and changed in place, never copied out first: a copy of the exchange would make
+            // every append to a gathered body copy the body.
+            guard let receivedBefore = exchanges[id]?.receivedBytes else { return nil }
+            let received = receivedBefore + data.count
+            if let limit = exchanges[id]?.maxBodyBytes, received > limit,
+                let removed = exchanges.removeValue(forKey: id)
+            {
+                overLimit = removed
+                return Self.failure(of: removed, HTTPCacheError.bodyTooLarge(limit: limit))
+            }
+            exchanges[id]?.receivedBytes = received
             if exchanges[id]?.gathering?.data.append(data) != nil { return nil }
             return exchanges[id].map { Delivery(chunk: data, chunks: $0.chunks) }
         }
         delivery?.perform()
+        guard overLimit != nil else { return }
+        overLimit = nil
+        // Not on this thread: cancelling waits for URLSession's work queue, which may be running
+        // this callback (see ``ImmediateDelegateQueue``). The completion then finds no exchange.
+        DispatchQueue.global().async { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -119,6 +149,14 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
     }
     #endif
+
+    /// The delivery that fails `exchange` (already removed) with `error`: to its head if that still
+    /// waits, else to its body stream.
+    private static func failure(of exchange: Exchange, _ error: any Error) -> Delivery {
+        var delivery = Delivery(end: .failure(error), chunks: exchange.chunks)
+        if let continuation = exchange.head { delivery.head = (continuation, .failure(error)) }
+        return delivery
+    }
 
     /// Ends `task`'s exchange: head (if still waiting), gathered body and end, or the failure.
     private func end(_ task: URLSessionTask, error: (any Error)?) {

@@ -14,6 +14,10 @@ import FoundationNetworking
 /// has no `urlCache`, and every request says `.reloadIgnoringLocalCacheData`. The body streams
 /// through a delegate, so the pipeline can refuse an image by its first bytes; on Linux the
 /// delegate's calls run as they are made (``ImmediateDelegateQueue``).
+///
+/// URLSession undoes `Content-Encoding` itself, so a body's size is known only as it is inflated:
+/// the delegate counts the bytes it delivers and cancels the transfer once they pass the request's
+/// ``TransportRequest/maxBodyBytes``, failing it with ``HTTPCacheError/bodyTooLarge(limit:)``.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let delegate: StreamingDelegate
@@ -55,7 +59,8 @@ public final class URLSessionTransport: HTTPTransport {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (headContinuation: CheckedContinuation<TransportResponse, any Error>) in
-                delegate.register(task, head: headContinuation, body: body, chunks: continuation)
+                delegate.register(
+                    task, head: headContinuation, body: body, chunks: continuation, maxBodyBytes: request.maxBodyBytes)
                 task.resume()
             }
         } onCancel: {

@@ -17,8 +17,12 @@ extension ImagePipeline {
         public var validator = ImageValidator()
         /// Fetches running at once; more wait, by priority. 6 by default.
         public var maxConcurrentFetches: Int = 6
-        /// The largest body accepted. 50 MiB by default.
+        /// The largest body accepted, counted after `Content-Encoding` is undone. 50 MiB by default.
         public var maxBodyBytes: Int = 50 * 1024 * 1024
+        /// What happens to images requested with `Authorization`, `Cookie` or `Proxy-Authorization`
+        /// headers, in memory and on disk: kept for the same credentials only by default (see
+        /// ``HTTPCache/CredentialedResponses``).
+        public var credentialedResponses: HTTPCache.CredentialedResponses = .partitionedByCredential
         /// Retries of transient failures.
         public var retry = RetryPolicy()
         /// How long a fetch may go without progress. 30 s by default.

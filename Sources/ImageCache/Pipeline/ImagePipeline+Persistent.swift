@@ -11,7 +11,8 @@ extension ImagePipeline {
         var httpRequest = HTTPCacheRequest(
             url: request.url, headers: request.headers,
             mode: request.networkAccess == .cacheOnly ? .onlyIfCached : .default)
-        httpRequest.cacheKey = cacheKey.string
+        // The URL's key: the HTTP cache partitions it by credentials itself, as `cacheKey` already is.
+        httpRequest.cacheKey = configuration.key(for: request)
         httpRequest.freshnessOverride = override
         let acceptor = ImageBodyAcceptor(validator: configuration.validator)
         let memory = memory

@@ -33,6 +33,7 @@ public final class ImagePipeline: Sendable {
         http.maxBodyBytes = configuration.maxBodyBytes
         http.retry = configuration.retry
         http.requestTimeout = configuration.requestTimeout
+        http.credentialedResponses = configuration.credentialedResponses
         if let cacheKey = configuration.cacheKey { http.cacheKey = cacheKey }
         self.http = HTTPCache(configuration: http)
     }
@@ -46,7 +47,7 @@ public final class ImagePipeline: Sendable {
     public nonisolated(nonsending) func image(
         for request: ImageRequest, progress: (@Sendable (_ receivedBytes: Int, _ expectedBytes: Int?) -> Void)? = nil
     ) async throws -> ImageResponse {
-        let cacheKey = configuration.memoryKey(for: request)
+        let cacheKey = memoryKey(for: request)
         if let hit = memoryHit(for: request, cacheKey: cacheKey) { return hit }
         return try await loadBeyondMemory(request, cacheKey: cacheKey, progress: progress)
     }
@@ -84,7 +85,7 @@ public final class ImagePipeline: Sendable {
     /// HTTP cache: `duringAppSession` images, and `persistent` ones proved fresh when stored, requested
     /// without headers of their own.
     public func cachedImage(for request: ImageRequest) -> ImageResponse? {
-        memoryHit(for: request, cacheKey: configuration.memoryKey(for: request))
+        memoryHit(for: request, cacheKey: memoryKey(for: request))
     }
 
     /// Starts loading `requests` at low priority into the caches, without waiting.
@@ -108,6 +109,17 @@ public final class ImagePipeline: Sendable {
     /// fetched (source ``ImageResponse/Source/network``), and each cause is logged once.
     public var storageFailures: StorageFailureCounts { http.storageFailures }
 
+    /// The memory tier's key for `request`: the configured key, partitioned by the request's
+    /// credentials exactly as the HTTP cache partitions its storage
+    /// (``Configuration/credentialedResponses``), so one user's image never answers another's
+    /// request from memory either. A request without headers of its own keeps its precomputed key.
+    func memoryKey(for request: ImageRequest) -> CacheKey {
+        let key = configuration.memoryKey(for: request)
+        guard request.hasOwnHeaders else { return key }
+        let partitioned = http.storageKey(key.string, headers: request.headers)
+        return partitioned == key.string ? key : CacheKey(partitioned)
+    }
+
     /// Waits for background work (prefetches, stale-while-revalidate refreshes) to finish.
     public func waitForBackgroundWork() async {
         await background.waitUntilIdle()
@@ -123,7 +135,7 @@ public final class ImagePipeline: Sendable {
             if let hit = memory.value(for: cacheKey) { return hit.memoryResponse }
             guard request.networkAccess == .allowed else { throw ImageLoadError.notCached(request.url) }
             let fetched = try await fetchUncached(request, shared: shared)
-            let image = fetched.cachedImage()
+            let image = fetched.cachedImage(fingerprintKey: http.fingerprintKey)
             memory.set(image, for: cacheKey, cost: image.cost)
             return fetched.response
         case let .persistent(override):

@@ -16,9 +16,12 @@ struct UncachedFetch {
     }
 
     /// The image as the memory tier keeps it, with the response a later persistent load judges it
-    /// by. Built only for a policy that keeps it: storing the response costs a header pass.
-    func cachedImage() -> CachedImage {
-        let stored = StoredResponse(response: head, request: request, requestTime: requestTime, responseTime: responseTime)
+    /// by (its `Vary` fingerprints under `fingerprintKey`, the HTTP cache's, which judges it). Built
+    /// only for a policy that keeps it: storing the response costs a header pass.
+    func cachedImage(fingerprintKey: FingerprintKey) -> CachedImage {
+        let stored = StoredResponse(
+            response: head, request: request, requestTime: requestTime, responseTime: responseTime,
+            fingerprintKey: fingerprintKey)
         return CachedImage(data: body, info: info, http: stored)
     }
 }

@@ -57,7 +57,8 @@ struct ExportWriter {
             width: image.width, height: image.height, storedAt: metadata.storedAt, lastAccess: metadata.lastAccess,
             etag: attributes.etag, expires: attributes.expiresAt, lastModified: attributes.lastModified,
             contentType: attributes.contentType, responseDate: attributes.responseDate,
-            storedResponse: attributes.responseHeaders?.base64EncodedString(),
+            storedResponse: attributes.responseHeaders.map { StoredResponse.withoutCredentials(encoded: $0) ?? $0 }?
+                .base64EncodedString(),
             freshness: FreshnessVerdict.state(of: metadata, now: now))
     }
 }

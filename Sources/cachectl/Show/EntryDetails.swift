@@ -14,13 +14,17 @@ struct EntryDetails: Encodable {
         var value: String
     }
 
-    /// The response the pipeline kept with the entry (decoded from the opaque `responseHeaders`).
+    /// The response the pipeline kept with the entry (decoded from the opaque `responseHeaders`),
+    /// credentials left out (``StoredResponse/withoutCredentials``).
     struct Response: Encodable {
         var status: Int
         var requestTime: Date
         var responseTime: Date
         var headers: [Header]
+        /// Request values `Vary` selects on, in clear: only from an earlier version's entries.
         var varyingRequestHeaders: [Header]
+        /// The names of the request fields `Vary` selects on whose values are kept as fingerprints.
+        var fingerprintedRequestFields: [String]
     }
 
     var key: String
@@ -63,11 +67,12 @@ struct EntryDetails: Encodable {
         let verdict = FreshnessVerdict(for: metadata, now: now)
         freshness = Freshness(state: verdict.state, explanation: verdict.explanation)
         if let blob = attributes.responseHeaders {
-            if let stored = StoredResponse(encoded: blob) {
+            if let stored = StoredResponse(encoded: blob)?.withoutCredentials {
                 storedResponse = Response(
                     status: stored.status, requestTime: stored.requestTime, responseTime: stored.responseTime,
                     headers: stored.headers.map { Header(name: $0.name, value: $0.value) },
-                    varyingRequestHeaders: stored.varyingRequestHeaders.map { Header(name: $0.name, value: $0.value) })
+                    varyingRequestHeaders: stored.varyingRequestHeaders.map { Header(name: $0.name, value: $0.value) },
+                    fingerprintedRequestFields: stored.varyingRequestFingerprints.map(\.name))
             } else {
                 opaqueResponseHeadersBytes = blob.count
             }
@@ -103,6 +108,10 @@ struct EntryDetails: Encodable {
             if !storedResponse.varyingRequestHeaders.isEmpty {
                 text += "\nrequest headers Vary selects on:"
                 text += storedResponse.varyingRequestHeaders.map { "\n  \($0.name.displaySafe): \($0.value.displaySafe)" }.joined()
+            }
+            if !storedResponse.fingerprintedRequestFields.isEmpty {
+                text += "\nrequest headers Vary selects on (as fingerprints, values not kept): "
+                text += storedResponse.fingerprintedRequestFields.map(\.displaySafe).joined(separator: ", ")
             }
         } else if let opaqueResponseHeadersBytes {
             text += "\n\nstored response: \(opaqueResponseHeadersBytes) bytes not written by the image pipeline"

@@ -12,7 +12,14 @@ struct CacheTestsConformanceTests {
     /// choices listed in the report: RFC-backed readings of "check" tests and two optimisations.
     static let minimumEvaluated = 191
     static let minimumTypeMatches = 182
-    static let minimumFullPasses = 181
+    static let minimumFullPasses = 178
+    /// Cases failed on purpose: they expect `Set-Cookie`/`Set-Cookie2` to be stored and replayed
+    /// (RFC 9111 §3.1 asks a cache to keep every field), but a stored cookie is a credential at rest
+    /// that `cachectl` could print and every hit would set again, so the cache drops them (see
+    /// `StorableFields`).
+    static let deliberateDeviations: Set<String> = [
+        "headers-store-Set-Cookie2", "304-etag-update-response-Set-Cookie", "304-etag-update-response-Set-Cookie2",
+    ]
 
     static func privateTests() throws -> [CacheTestsCase] {
         let root = try #require(SharedFixtures.root)
@@ -61,7 +68,7 @@ struct CacheTestsConformanceTests {
         #expect(reports.count >= Self.minimumEvaluated)
         #expect(typeMatches >= Self.minimumTypeMatches)
         #expect(fullPasses >= Self.minimumFullPasses)
-        for report in reports where report.kind == "required" {
+        for report in reports where report.kind == "required" && !Self.deliberateDeviations.contains(report.id) {
             #expect(report.passes, "\(report.id): \(report.typeFailures + report.otherFailures)")
         }
     }

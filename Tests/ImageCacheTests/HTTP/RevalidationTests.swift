@@ -14,7 +14,8 @@ struct RevalidationTests {
                 ("Trailer", "X"), ("Transfer-Encoding", "chunked"), ("Upgrade", "h2c"), ("X-Test-Header", "kept"),
                 ("Content-Length", "10"), ("Set-Cookie2", "a=c"), ("Date", HTTPFixture.httpDate(0)),
             ]))
-        #expect(stored.headers.map(\.name) == ["X-Test-Header", "Content-Length", "Set-Cookie2", "Date"])
+        // Set-Cookie2 hands out a credential: never stored, so never replayed.
+        #expect(stored.headers.map(\.name) == ["X-Test-Header", "Content-Length", "Date"])
     }
 
     @Test("fields named by a qualified no-cache are not stored")
@@ -76,7 +77,7 @@ struct RevalidationTests {
         #expect(updated.headers["Content-Length"] == "36")
         #expect(updated.headers["Cache-Control"] == "max-age=3600")
         #expect(updated.headers["X-Test-Header"] == "new")
-        #expect(updated.headers.values(for: "Set-Cookie") == ["c=3"])
+        #expect(updated.headers.values(for: "Set-Cookie").isEmpty, "a cookie is not stored, even from a 304")
         #expect(updated.headers["Content-Type"] == "text/plain;charset=utf-8")
         #expect(updated.headers["X-New"] == "1")
         #expect(updated.headers["Date"] == HTTPFixture.httpDate(10))

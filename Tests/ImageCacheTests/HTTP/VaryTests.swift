@@ -83,8 +83,30 @@ struct VaryTests {
         let stored = HTTPFixture.stored(
             HTTPFixture.headers([("Vary", "Accept, foo"), ("Vary", "Accept")]),
             request: HTTPFixture.request([("Accept", "image/webp"), ("Foo", "1"), ("Foo", "2"), ("Cookie", "secret")]))
-        #expect(stored.varyingRequestHeaders.values(for: "accept") == ["image/webp"])
-        #expect(stored.varyingRequestHeaders.values(for: "foo") == ["1", "2"])
-        #expect(!stored.varyingRequestHeaders.contains("Cookie"))
+        #expect(stored.varyingRequestFingerprints.map(\.name) == ["accept", "foo"])
+        #expect(stored.varyingRequestFingerprints.allSatisfy { $0.value.count == 64 && !$0.value.contains("webp") })
+        #expect(stored.varyingRequestHeaders.isEmpty, "no request value is kept in clear")
+    }
+
+    @Test("a Vary-named value is kept as a keyed fingerprint: it matches under the same key only")
+    func fingerprintsAreKeyed() {
+        let key = FingerprintKey.random()
+        let stored = StoredResponse(
+            response: HTTPResponseHead(status: 200, headers: HTTPFixture.headers([("Vary", "Authorization")])),
+            request: HTTPFixture.request([("Authorization", "Bearer secret")]), requestTime: HTTPFixture.start,
+            responseTime: HTTPFixture.start, fingerprintKey: key)
+        #expect(!stored.encoded().contains(Data("secret".utf8)))
+        var sameKey = evaluator
+        sameKey.fingerprintKey = key
+        #expect(sameKey.matchesVary(stored, request: HTTPFixture.request([("Authorization", "Bearer secret")])))
+        #expect(!sameKey.matchesVary(stored, request: HTTPFixture.request([("Authorization", "Bearer other")])))
+        #expect(!sameKey.matchesVary(stored, request: HTTPFixture.request()))
+        #expect(!evaluator.matchesVary(stored, request: HTTPFixture.request([("Authorization", "Bearer secret")])))
+    }
+
+    @Test("fingerprints are HMAC-SHA256 (RFC 4231, test case 2)")
+    func hmacVector() {
+        let code = HMACSHA256.authenticationCode(Array("what do ya want for nothing?".utf8), key: Array("Jefe".utf8))
+        #expect(Hex.lowercaseDigits(code) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 }

@@ -1,4 +1,4 @@
-/// Hexadecimal spellings for messages about markers and stray bytes.
+/// Hexadecimal spellings for messages about markers and stray bytes, and for digests.
 enum Hex {
     /// `0xAB` for one byte.
     static func byte(_ value: UInt8) -> String {
@@ -9,5 +9,14 @@ enum Hex {
     /// `0xFFD9` for a JPEG marker code.
     static func marker(_ code: UInt8) -> String {
         "0xFF" + byte(code).dropFirst(2)
+    }
+
+    /// Two lowercase digits per byte, no prefix: `"0aff"` for a digest.
+    static func lowercaseDigits(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }
+        return String(decoding: text, as: UTF8.self)
     }
 }

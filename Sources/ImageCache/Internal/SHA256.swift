@@ -1,12 +1,13 @@
 import Foundation
 
-/// SHA-256 (FIPS 180-4), for the gallery's Content-Security-Policy hashes.
+/// SHA-256 (FIPS 180-4): for the HTTP cache's fingerprints of request field values (through
+/// ``HMACSHA256``) and `cachectl`'s Content-Security-Policy hashes, hence `package`.
 ///
-/// Foundation on Linux has no CryptoKit, and one hash of a few kilobytes per export does not
+/// Foundation on Linux has no CryptoKit, and a few short hashes per request or export do not
 /// justify a dependency; this is the plain algorithm, unrolled nowhere.
-enum SHA256 {
+package enum SHA256 {
     /// The 32-byte digest of `bytes`.
-    static func digest<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
+    package static func digest<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
         var state: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]
@@ -40,11 +41,6 @@ enum SHA256 {
             for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] = state[index] &+ value }
         }
         return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * $0)) } }
-    }
-
-    /// A CSP hash source for `text` (its UTF-8 bytes): `'sha256-…'`.
-    static func contentSecurityPolicySource(_ text: String) -> String {
-        "'sha256-\(Data(digest(text.utf8)).base64EncodedString())'"
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {

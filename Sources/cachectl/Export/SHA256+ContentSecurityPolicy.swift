@@ -1,0 +1,9 @@
+import Foundation
+import ImageCache
+
+extension SHA256 {
+    /// A CSP hash source for `text` (its UTF-8 bytes): `'sha256-…'`.
+    static func contentSecurityPolicySource(_ text: String) -> String {
+        "'sha256-\(Data(digest(text.utf8)).base64EncodedString())'"
+    }
+}
