@@ -25,6 +25,7 @@ public final class LoopbackOrigin: Sendable {
     /// The port the origin listens on.
     public let port: Int
     private let serverChannel: Channel
+    /// The accept loop; it ends by itself once the listener is closed.
     private let serving: Task<Void, Never>
     private let log = NIOLockedValueBox<[OriginRequest]>([])
     private let deliveryLog = NIOLockedValueBox<[OriginDelivery]>([])
@@ -63,6 +64,9 @@ public final class LoopbackOrigin: Sendable {
                         }
                     }
                 }
+                // The server channel is closed and every connection it accepted has a task of its
+                // own (one accepted but left unconsumed would trap in NIO when dropped): end them.
+                group.cancelAll()
             }
         }
         let origin = LoopbackOrigin(port: port, serverChannel: server.channel, serving: serving)
@@ -89,9 +93,11 @@ public final class LoopbackOrigin: Sendable {
     }
 
     /// Stops listening and closes every connection.
+    ///
+    /// Closing the listener ends the accept loop, which then ends the open connections; cancelling
+    /// the loop instead could drop a connection accepted a moment before, which NIO traps on.
     public func stop() async {
         try? await serverChannel.close()
-        serving.cancel()
     }
 
     private static func serve(

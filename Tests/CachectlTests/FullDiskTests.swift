@@ -121,8 +121,9 @@ struct FullDiskTests {
         for number in 0..<120 {
             let key = "https://img.example/\(number)"
             try await store.put(NewEntry(key: key, data: Self.png(number)))
-            // Slack of one batch and the index's log: the limit is checked after each batch.
-            #expect(disk.availableBytes >= keepFree - (1 << 20), "after \(number): \(disk.availableBytes) bytes free")
+            // Slack of one batch and the index's log (truncated only when no reader is in it): the
+            // limit is checked after each batch. Without the rule the store would fill the disk.
+            #expect(disk.availableBytes >= keepFree - (2 << 20), "after \(number): \(disk.availableBytes) bytes free")
         }
         let statistics = try store.statistics()
         #expect(statistics.byteLimitBoundByFreeSpace)
