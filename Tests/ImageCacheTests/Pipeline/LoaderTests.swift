@@ -5,14 +5,14 @@ import LoopbackOrigin
 import TestSupport
 import Testing
 
-@Suite("Loader", .enabled(if: SharedFixtures.isAvailable))
+@Suite("Loader")
 struct LoaderTests {
-    static let jpeg = (try? PipelineFixture.corpusImage("real/jpeg/orientation_0.jpg")) ?? Data()
+    static let image = TestImages.png(seed: 2)
 
     @Test("100 concurrent identical requests cost one origin request")
     func coalescing() async throws {
         let fixture = try await PipelineFixture { _ in
-            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.jpeg, delay: .milliseconds(300))
+            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.image, delay: .milliseconds(300))
         }
         let request = fixture.request("/c.jpg")
         let responses = try await withThrowingTaskGroup(of: ImageResponse.self) { group in
@@ -20,14 +20,14 @@ struct LoaderTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(responses.count == 100)
-        #expect(responses.allSatisfy { $0.data == Self.jpeg })
+        #expect(responses.allSatisfy { $0.data == Self.image })
         #expect(fixture.originHits("/c.jpg") == 1)
     }
 
     @Test("cancelling every waiter stops the load; one waiter cancelling leaves the others served")
     func cancellation() async throws {
         let fixture = try await PipelineFixture { _ in
-            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.jpeg, delay: .milliseconds(400))
+            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.image, delay: .milliseconds(400))
         }
         let request = fixture.request("/slow.jpg")
         let lone = Task { try await fixture.pipeline.image(for: request) }
@@ -45,7 +45,7 @@ struct LoaderTests {
         try await Task.sleep(for: .milliseconds(50))
         leaving.cancel()
         await #expect(throws: ImageLoadError.cancelled) { try await leaving.value }
-        #expect(try await staying.value.data == Self.jpeg)
+        #expect(try await staying.value.data == Self.image)
         #expect(fixture.originHits("/slow2.jpg") == 1)
     }
 
@@ -59,10 +59,10 @@ struct LoaderTests {
             }
             if attempt == 1 { return OriginResponse(status: 503, headers: headers(("Retry-After", "0"))) }
             if attempt == 2 { return .dropConnection }
-            return OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.jpeg)
+            return OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.image)
         }
         let response = try await fixture.pipeline.image(for: fixture.request("/flaky.jpg"))
-        #expect(response.data == Self.jpeg)
+        #expect(response.data == Self.image)
         #expect(fixture.originHits("/flaky.jpg") >= 3)
     }
 
@@ -95,11 +95,11 @@ struct LoaderTests {
 
     @Test("a decompression bomb is refused by its header, a 404 and an oversized body by typed errors")
     func refusals() async throws {
-        let bomb = try PipelineFixture.corpusImage("bad/bomb/png-100000x100000-header.png") + Data(count: 2_000_000)
+        let bomb = Data(SyntheticImages.png(width: 100_000, height: 100_000, idat: false, iend: false)) + Data(count: 2_000_000)
         let fixture = try await PipelineFixture { request in
             switch request.path {
             case "/bomb.png": OriginResponse(headers: headers(), body: bomb)
-            case "/big.jpg": OriginResponse(headers: headers(), body: LoaderTests.jpeg + Data(count: 60 * 1024 * 1024))
+            case "/big.jpg": OriginResponse(headers: headers(), body: LoaderTests.image + Data(count: 60 * 1024 * 1024))
             default: OriginResponse(status: 404, headers: headers(("Content-Type", "text/html")), body: Data("nope".utf8))
             }
         }
@@ -125,7 +125,7 @@ struct LoaderTests {
         let fixture = try await PipelineFixture { request in
             switch request.path {
             case "/moved.jpg": OriginResponse(status: 301, headers: headers(("Location", "/image.jpg")))
-            case "/image.jpg": OriginResponse(headers: headers(("Cache-Control", "max-age=600")), body: LoaderTests.jpeg)
+            case "/image.jpg": OriginResponse(headers: headers(("Cache-Control", "max-age=600")), body: LoaderTests.image)
             default:
                 OriginResponse(
                     status: 401, headers: headers(("WWW-Authenticate", "Basic realm=\"images\""), ("Content-Type", "text/html")),
@@ -136,14 +136,14 @@ struct LoaderTests {
             try await fixture.pipeline.image(for: fixture.request("/private.jpg", policy: .withViewCycle))
         }
         let moved = try await fixture.pipeline.image(for: fixture.request("/moved.jpg", policy: .withViewCycle))
-        #expect(moved.data == LoaderTests.jpeg)
+        #expect(moved.data == LoaderTests.image)
         #expect(fixture.originHits("/image.jpg") == 1)
     }
 
     @Test("prefetch warms the caches at low priority; the later load is a memory hit")
     func prefetch() async throws {
         let fixture = try await PipelineFixture { _ in
-            OriginResponse(headers: headers(("Cache-Control", "max-age=600")), body: LoaderTests.jpeg)
+            OriginResponse(headers: headers(("Cache-Control", "max-age=600")), body: LoaderTests.image)
         }
         let requests = (0..<5).map { fixture.request("/pre/\($0).jpg") }
         fixture.pipeline.prefetch(requests)
@@ -157,13 +157,13 @@ struct LoaderTests {
     @Test("progress reports the body as it arrives")
     func progress() async throws {
         let fixture = try await PipelineFixture { _ in
-            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.jpeg)
+            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.image)
         }
         let seen = Mutex<[Int]>([])
         _ = try await fixture.pipeline.image(for: fixture.request("/progress.jpg")) { received, _ in
             seen.withLock { $0.append(received) }
         }
-        #expect(seen.withLock { $0.last } == Self.jpeg.count)
+        #expect(seen.withLock { $0.last } == Self.image.count)
     }
 }
 

@@ -5,9 +5,9 @@ import TestSupport
 import Testing
 
 /// The memory fast path answers only what it can vouch for; everything else asks the HTTP cache.
-@Suite("Memory fast path", .enabled(if: SharedFixtures.isAvailable))
+@Suite("Memory fast path")
 struct MemoryFastPathTests {
-    static let png = (try? PipelineFixture.corpusImage("real/png/basn4a08.png")) ?? Data()
+    static let png = TestImages.png(seed: 4)
 
     static func revalidating(maxAge: Int) -> LoopbackOrigin.Handler {
         { request in

@@ -4,19 +4,13 @@ import ImageCache
 import LoopbackOrigin
 import TestSupport
 
-/// A loopback origin serving corpus images, a pipeline pointed at it, and a disk store in a
+/// A loopback origin serving images, a pipeline pointed at it, and a disk store in a
 /// temporary folder: the real parts every pipeline test uses.
 final class PipelineFixture: Sendable {
     let origin: LoopbackOrigin
     let folder = TemporaryDirectory("pipeline")
     let store: PersistentStore
     let pipeline: ImagePipeline
-
-    /// The images the origin serves, by path.
-    static func corpusImage(_ relativePath: String) throws -> Data {
-        guard let root = SharedFixtures.root else { throw SharedFixtures.FixtureError.sharedMissing }
-        return try Data(contentsOf: root.appendingPathComponent("corpus/" + relativePath))
-    }
 
     init(retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)), handler: @escaping LoopbackOrigin.Handler) async throws {
         origin = try await LoopbackOrigin.start(handler: handler)

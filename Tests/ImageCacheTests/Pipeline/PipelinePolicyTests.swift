@@ -5,9 +5,9 @@ import LoopbackOrigin
 import TestSupport
 import Testing
 
-@Suite("Pipeline policies", .enabled(if: SharedFixtures.isAvailable))
+@Suite("Pipeline policies")
 struct PipelinePolicyTests {
-    static let png = (try? PipelineFixture.corpusImage("real/png/basn0g02.png")) ?? Data()
+    static let png = TestImages.png(seed: 3)
 
     /// An origin serving the PNG with `extra` headers and a current Date.
     static func serving(_ extra: (String, String)...) -> LoopbackOrigin.Handler {

@@ -5,10 +5,10 @@ import Observation
 import TestSupport
 import Testing
 
-@Suite("ImageLoadState", .enabled(if: SharedFixtures.isAvailable))
+@Suite("ImageLoadState")
 @MainActor
 struct ImageLoadStateTests {
-    nonisolated static let png = (try? PipelineFixture.corpusImage("real/png/basn3p01.png")) ?? Data()
+    nonisolated static let png = TestImages.png(seed: 5)
 
     /// Waits (bounded) until the phase leaves `.loading`.
     func settled(_ state: ImageLoadState) async throws -> ImageLoadState.Phase {
