@@ -20,7 +20,9 @@ struct HTTPCacheConformanceTests {
     /// suite loads both cores, a test such as `cc-resp-must-revalidate-stale` can see its stored
     /// response go stale before the next request. Two tests of slack absorbs that; a real regression
     /// costs more (the never-expiring cache below loses a dozen).
-    static let floors = ["required": 98, "optimal": 44, "check": 46, "total": 192]
+    /// The total sits four below: it sums the three, and with the crash suites' hundreds of child
+    /// processes beside it, a loaded run has landed exactly two below (192).
+    static let floors = ["required": 98, "optimal": 44, "check": 46, "total": 190]
 
     static func cases() throws -> CacheTestsFile {
         let root = try #require(SharedFixtures.root)
