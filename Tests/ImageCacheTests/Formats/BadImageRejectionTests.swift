@@ -39,6 +39,9 @@ struct BadImageRejectionTests {
         }
         let summary = ValidationStage.allCases.map { "\($0): \(refusedByStage[$0] ?? 0)" }.joined(separator: ", ")
         print("bad files refused in time: \(refusedInTime)/\(entries.count) (refused at \(summary))")
+        // The README quotes these figures.
+        #expect(entries.count == 110)
+        #expect(refusedInTime == entries.count)
     }
 
     @Test("files the manifest leaves to decoding or rendering are checked without crashing", .enabled(if: SharedFixtures.isAvailable))

@@ -54,6 +54,9 @@ struct RobustnessTests {
             }
         }
         print("truncated real files refused: \(refused)/\(total)")
+        // The README quotes these figures.
+        #expect(total == 3_350)
+        #expect(refused == total)
     }
 
     @Test("seeded byte-flip fuzzing never crashes", .enabled(if: SharedFixtures.isAvailable))
