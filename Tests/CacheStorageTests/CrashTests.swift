@@ -170,6 +170,9 @@ struct MultiProcessTests {
             #expect(result.status == 0, "\(role) failed: \(result.output) \(result.errors)")
             #expect(result.output.contains("\(role) ok="), "\(role) printed no summary")
             #expect(!result.output.contains(" ok=0 "), "\(role) did no work")
+            if role == "reader" {
+                #expect(!result.output.contains(" hits=0 "), "the reader never found an entry: it checked nothing")
+            }
         }
         let store = try PersistentStore(directory: folder.url)
         #expect(try store.statistics().mapBytes > 1 << 20, "the writers never grew the map")

@@ -47,6 +47,9 @@ struct LiveCacheTests {
         }
         await origin.stop()
         await writer.kill()
+        // Every put the writer made beside the commands succeeded (it reports failures as `writer: …`).
+        #expect(!writer.errors.contains("writer: "), "\(writer.errors)")
+        #expect(writer.output.contains("ack "), "the writer wrote nothing beside the commands")
         let verified = try await Cachectl.run(["verify", "--json"] + path)
         #expect(verified.status == 0, "\(verified)")
     }

@@ -7,7 +7,7 @@ import TestSupport
 /// Roles: `writer` puts batches of checkable entries (forever when SECONDS is 0, until killed);
 /// `reader` reads random keys and checks every hit byte for byte; `evictor` removes entries and
 /// evicts to shrinking targets; `check` (SECONDS ignored) checks every entry's bytes and runs
-/// `verify`. Each prints one summary line `ROLE ok=N errors=M` and exits 1 on any error. Keys come
+/// `verify`. Each prints one summary line `ROLE ok=N errors=M` (a reader adds `hits=H`) and exits 1 on any error. Keys come
 /// from a shared space so the roles collide on purpose.
 @main
 struct StorageWorker {
@@ -33,6 +33,7 @@ struct StorageWorker {
         var random = SplitMix(seed: seed)
         var ok = 0
         var errors = 0
+        var hits = 0
         do {
             let store = try PersistentStore(directory: URL(fileURLWithPath: arguments[2]), configuration: configuration)
             FileHandle.standardOutput.write(Data("ready\n".utf8))
@@ -46,7 +47,10 @@ struct StorageWorker {
                 do {
                     switch role {
                     case "writer": try await write(store, &random, generation: &generation)
-                    case "reader": errors += try read(store, &random)
+                    case "reader":
+                        let (hit, wrong) = try read(store, &random)
+                        if hit { hits += 1 }
+                        errors += wrong
                     case "evictor": try await evict(store, &random)
                     default:
                         FileHandle.standardError.write(Data("unknown role \(role)\n".utf8))
@@ -63,7 +67,9 @@ struct StorageWorker {
             FileHandle.standardError.write(Data("\(role): cannot open: \(error)\n".utf8))
             exit(1)
         }
-        FileHandle.standardOutput.write(Data("\(role) ok=\(ok) errors=\(errors)\n".utf8))
+        // A reader's `ok` counts reads, misses included; `hits` counts those that found an entry.
+        let hitCount = role == "reader" ? " hits=\(hits)" : ""
+        FileHandle.standardOutput.write(Data("\(role) ok=\(ok)\(hitCount) errors=\(errors)\n".utf8))
         exit(errors == 0 ? 0 : 1)
     }
 
@@ -102,17 +108,17 @@ struct StorageWorker {
         }
     }
 
-    /// Returns the number of hits whose bytes or metadata were wrong.
-    static func read(_ store: PersistentStore, _ random: inout SplitMix) throws -> Int {
+    /// Reads a random key: whether it was a hit, and 1 when its bytes or metadata were wrong.
+    static func read(_ store: PersistentStore, _ random: inout SplitMix) throws -> (hit: Bool, wrong: Int) {
         let key = randomKey(&random)
-        guard let entry = try store.get(key) else { return 0 }
+        guard let entry = try store.get(key) else { return (false, 0) }
         if !TestPayload.matches(entry.data, key: key, etag: entry.metadata.attributes.etag)
             || entry.metadata.byteCount != entry.data.count || entry.metadata.key != key
         {
             FileHandle.standardError.write(Data("reader: wrong bytes for \(key)\n".utf8))
-            return 1
+            return (true, 1)
         }
-        return 0
+        return (true, 0)
     }
 
     /// Checks every listed entry against its payload and runs a full verification.
