@@ -12,6 +12,9 @@ let package = Package(
         .executable(name: "cachectl", targets: ["cachectl"]),
         .executable(name: "imagecache-demo", targets: ["imagecache-demo"]),
         .executable(name: "http-cache-conformance", targets: ["http-cache-conformance"]),
+        .executable(name: "fuzz-image-validator", targets: ["fuzz-image-validator"]),
+        .executable(name: "fuzz-http-headers", targets: ["fuzz-http-headers"]),
+        .executable(name: "fuzz-entry-record", targets: ["fuzz-entry-record"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -94,6 +97,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // libFuzzer targets (tools/fuzz builds them with the fuzzer and address sanitizers; an
+        // ordinary build makes small executables that do nothing).
+        .executableTarget(name: "fuzz-image-validator", dependencies: ["ImageCache"], path: "Sources/Fuzz/ImageValidatorFuzz"),
+        .executableTarget(name: "fuzz-http-headers", dependencies: ["ImageCache"], path: "Sources/Fuzz/HTTPHeadersFuzz"),
+        .executableTarget(name: "fuzz-entry-record", dependencies: ["CacheStorage"], path: "Sources/Fuzz/EntryRecordFuzz"),
         // Helpers every test target shares: temporary folders, the ../shared corpus.
         .target(name: "TestSupport", dependencies: ["CacheStorage"], path: "Tests/TestSupport"),
         .testTarget(

@@ -2,7 +2,8 @@ import Foundation
 
 /// The binary form of an entry's metadata that LMDB keeps beside the blob, so that a read needs
 /// no SQLite lookup. Versioned by its first byte; unknown versions read as damaged records.
-enum EntryRecord {
+/// `package` so that the package's fuzz target can reach the decoder.
+package enum EntryRecord {
     static let version: UInt8 = 1
 
     private enum Field: UInt16, CaseIterable {
@@ -10,7 +11,7 @@ enum EntryRecord {
         case pixelWidth, pixelHeight, cost, timeToLive, responseHeaders
     }
 
-    static func encode(_ metadata: EntryMetadata) -> [UInt8] {
+    package static func encode(_ metadata: EntryMetadata) -> [UInt8] {
         var writer = ByteWriter()
         let attributes = metadata.attributes
         writer.append(version)
@@ -47,7 +48,7 @@ enum EntryRecord {
     }
 
     /// Decodes a record; nil when the bytes are not a record this version understands.
-    static func decode(_ buffer: UnsafeRawBufferPointer) -> EntryMetadata? {
+    package static func decode(_ buffer: UnsafeRawBufferPointer) -> EntryMetadata? {
         var reader = ByteReader(buffer)
         guard reader.readUInt8() == version,
             let key = reader.readString(),
@@ -91,7 +92,7 @@ enum EntryRecord {
     }
 
     /// Reads only the key, for the collision check on the hot read path.
-    static func key(in buffer: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    package static func key(in buffer: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         var reader = ByteReader(buffer)
         guard reader.readUInt8() == version else { return nil }
         return reader.readSlice()
