@@ -106,7 +106,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CacheStorage"], path: "Tests/TestSupport"),
         .testTarget(
             name: "CacheStorageTests",
-            dependencies: ["CacheStorage", "TestSupport"]
+            dependencies: ["CacheStorage", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         // Runs the built cachectl as a real process against real stores.
         .testTarget(

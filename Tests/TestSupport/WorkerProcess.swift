@@ -51,7 +51,8 @@ public final class WorkerProcess: @unchecked Sendable {
             environment: [:])
     }
 
-    private init(executable: URL, arguments: [String], environment: [String: String]) async throws {
+    /// Starts any executable (a compiler, say), watched the same way, with `environment` added.
+    public init(executable: URL, arguments: [String], environment: [String: String]) async throws {
         process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

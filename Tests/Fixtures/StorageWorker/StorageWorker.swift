@@ -28,6 +28,14 @@ struct StorageWorker {
         if let mapBytes = environment["STORAGE_WORKER_MAP_BYTES"].flatMap(Int.init) { configuration.initialMapBytes = mapBytes }
         // STORAGE_WORKER_STRICT=1: damage is an error, never a silent rebuild.
         if environment["STORAGE_WORKER_STRICT"] == "1" { configuration.recovery = .throwError }
+        // STORAGE_WORKER_DURABILITY=eachCommit|full|periodic-ms:N (the power-loss recordings).
+        if let durability = environment["STORAGE_WORKER_DURABILITY"].flatMap(Self.durability) {
+            configuration.durability = durability
+        }
+        // STORAGE_WORKER_BATCHES=N: a writer stops after N batches; STORAGE_WORKER_PAUSE_MS=N
+        // sleeps between them, so periodic flushes fall between commits.
+        let batchLimit = environment["STORAGE_WORKER_BATCHES"].flatMap(Int.init) ?? Int.max
+        let pause = environment["STORAGE_WORKER_PAUSE_MS"].flatMap(Int.init) ?? 0
         var generation = seed << 32
         let deadline = seconds > 0 ? Date().addingTimeInterval(seconds) : Date.distantFuture
         var random = SplitMix(seed: seed)
@@ -43,7 +51,8 @@ struct StorageWorker {
                 FileHandle.standardOutput.write(Data("check ok=\(ok) errors=\(errors)\n".utf8))
                 exit(errors == 0 ? 0 : 1)
             }
-            while Date() < deadline {
+            while Date() < deadline && ok < batchLimit {
+                if pause > 0 { try? await Task.sleep(for: .milliseconds(pause)) }
                 do {
                     switch role {
                     case "writer": try await write(store, &random, generation: &generation)
@@ -73,10 +82,24 @@ struct StorageWorker {
         exit(errors == 0 ? 0 : 1)
     }
 
+    /// STORAGE_WORKER_SMALL=1: entries of 256 bytes to 8 KiB instead of 512 bytes to 64 KiB, so a
+    /// recording of every write stays small.
+    static let smallEntries = ProcessInfo.processInfo.environment["STORAGE_WORKER_SMALL"] == "1"
+
+    static func durability(_ text: String) -> Durability? {
+        switch text {
+        case "eachCommit": return .eachCommit
+        case "full": return .full
+        default:
+            guard text.hasPrefix("periodic-ms:"), let milliseconds = Int(text.dropFirst(12)) else { return nil }
+            return .periodic(interval: .milliseconds(milliseconds))
+        }
+    }
+
     static func randomKey(_ random: inout SplitMix) -> String {
         let number = Int(random.next() % UInt64(keySpace))
         // Length is a function of the number, so each key names exactly one payload.
-        let length = 512 + (number * 7_919) % (64 * 1024)
+        let length = smallEntries ? 256 + (number * 7_919) % (8 * 1024) : 512 + (number * 7_919) % (64 * 1024)
         return TestPayload.key(prefix: "shared", number: number, length: length)
     }
 
