@@ -2,7 +2,8 @@ import Foundation
 
 /// Reads a response body from the network under the cache's rules: the size limit (checked against
 /// the announced length before reading), the acceptor's look at the prefix until it has seen enough
-/// (so a refusal cancels the rest of the transfer), and its verdict on the whole body.
+/// (so a refusal cancels the rest of the transfer, through ``TransportResponse/cancelTransfer``),
+/// and its verdict on the whole body.
 ///
 /// The prefix is shown at the first chunk and then each time the body has doubled since the last
 /// look, never per chunk: an acceptor copies and parses what it is shown, so a header that never
@@ -21,12 +22,18 @@ struct BodyReader {
             throw HTTPCacheError.bodyTooLarge(limit: maxBodyBytes)
         }
         var reading = Reading(response: response, acceptor: acceptor, progress: progress, maxBodyBytes: maxBodyBytes)
-        if let whole = response.completeBody {
-            // Already here (a small body comes so): the same rules, without awaiting the stream.
-            if !whole.isEmpty { try reading.take(whole) }
-        } else {
-            // Leaving this loop early (by throwing) ends the stream, which cancels the transfer.
-            for try await chunk in response.body { try reading.take(chunk) }
+        do {
+            if let whole = response.completeBody {
+                // Already here (a small body comes so): the same rules, without awaiting the stream.
+                if !whole.isEmpty { try reading.take(whole) }
+            } else {
+                for try await chunk in response.body { try reading.take(chunk) }
+            }
+        } catch {
+            // Leaving the loop does not end a stream someone else still holds (the transport's
+            // exchange does): without this, a refused page downloaded to its end.
+            response.cancelTransfer?()
+            throw error
         }
         let description = try Self.refusing { try acceptor.finish(reading.body, of: head) }
         return (reading.body, description)

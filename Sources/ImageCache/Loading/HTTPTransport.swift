@@ -52,11 +52,19 @@ public struct TransportResponse: Sendable {
     /// The whole body, when the transport had all of it before handing over the head (``body``
     /// then holds the same bytes): a reader takes it without an asynchronous step per chunk.
     var completeBody: Data?
+    /// Stops the transfer; called when the reader leaves before the end (a body refused from its
+    /// first bytes, or over the size limit). Set it when ending ``body``'s iteration early does not
+    /// by itself stop the transfer, or the rest of the body is downloaded for nothing.
+    public var cancelTransfer: (@Sendable () -> Void)?
 
     /// Creates a response.
-    public init(head: HTTPResponseHead, body: AsyncThrowingStream<Data, any Error>, expectedLength: Int?) {
+    public init(
+        head: HTTPResponseHead, body: AsyncThrowingStream<Data, any Error>, expectedLength: Int?,
+        cancelTransfer: (@Sendable () -> Void)? = nil
+    ) {
         self.head = head
         self.body = body
         self.expectedLength = expectedLength
+        self.cancelTransfer = cancelTransfer
     }
 }

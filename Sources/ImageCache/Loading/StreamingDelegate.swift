@@ -86,7 +86,10 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let delivery = exchanges.withLock { exchanges -> Delivery? in
             let id = dataTask.taskIdentifier
             guard let exchange = exchanges[id], let continuation = exchange.head else { return nil }
-            let transportResponse = TransportResponse(head: head, body: exchange.body, expectedLength: expected)
+            // Cancelled off this queue: the reader may stop while a callback runs (see didReceive).
+            let transportResponse = TransportResponse(
+                head: head, body: exchange.body, expectedLength: expected,
+                cancelTransfer: { DispatchQueue.global().async { dataTask.cancel() } })
             if let expected, expected > 0, expected <= Self.onePieceLimit {
                 exchanges[id]?.gathering = Gathering(
                     data: Data(capacity: expected), response: transportResponse)
