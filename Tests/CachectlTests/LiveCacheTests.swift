@@ -5,17 +5,19 @@ import TestSupport
 import Testing
 
 /// Every subcommand against a cache another process is writing to at the same time.
-@Suite("while another process writes", .enabled(if: SharedFixtures.isAvailable))
+@Suite("while another process writes")
 struct LiveCacheTests {
     @Test("every subcommand runs safely beside a writing process; the cache stays clean")
     func everySubcommand() async throws {
         let cache = TemporaryDirectory("live-cache")
         let path = ["--path", cache.url.path]
-        #expect(try await Corpus.importInto(cache.url, subfolder: "real/gif").status == 0)
+        let images = try GeneratedImages.folder(count: 8)
+        let more = try GeneratedImages.folder(count: 4, seed: 20)
+        #expect(try await GeneratedImages.importInto(cache.url, from: images.url).status == 0)
         let writer = try await WorkerProcess(role: "writer", directory: cache.url)
         defer { Foundation.kill(writer.processIdentifier, SIGKILL) }
         #expect(await writer.waitUntilReady())
-        let png = try Data(contentsOf: Corpus.folder.appendingPathComponent("real/png/basn0g02.png"))
+        let png = GeneratedImages.png(seed: 9)
         let origin = try await LoopbackOrigin.start { _ in
             OriginResponse(headers: [HeaderLine("Cache-Control", "max-age=60")], body: png)
         }
@@ -28,13 +30,13 @@ struct LiveCacheTests {
         let runs: [(arguments: [String], allowed: Set<Int32>)] = [
             (["stats", "--json"], [0]),
             (["list", "--sort", "access", "--limit", "50"], [0]),
-            (["show", "\(Corpus.baseURL)/real/gif/aero.gif"], [0, 1]),
+            (["show", GeneratedImages.key(1)], [0, 1]),
             (["show", TestPayload.key(prefix: "shared", number: 1, length: 512 + 7_919)], [0, 1]),
             (["purge", "--prefix", "shared/1", "--dry-run"], [0]),
             (["purge", "--prefix", "shared/2"], [0]),
             (["purge", "--expired", "--older-than", "1h"], [0]),
             (["export", "--to", export.url.path, "--html"], [0]),
-            (["import", Corpus.folder.appendingPathComponent("real/webp").path, "--base-url", "https://live.example"], [0]),
+            (["import", more.url.path, "--base-url", "https://live.example"], [0]),
             (["verify"], [0]),
             (["warm", "--urls", urls.path], [0]),
             (["compact"], [2]),

@@ -3,20 +3,20 @@ import LoopbackOrigin
 import TestSupport
 import Testing
 
-@Suite("warm", .enabled(if: SharedFixtures.isAvailable))
+@Suite("warm")
 struct WarmTests {
     /// An origin with images to cache, an error page served as 200, an image that may not be
     /// stored, and a missing path.
     static func origin() async throws -> LoopbackOrigin {
-        let png = try Data(contentsOf: Corpus.folder.appendingPathComponent("real/png/tux.png"))
-        let jpeg = try Data(contentsOf: Corpus.folder.appendingPathComponent("real/jpeg/cat.jpg"))
+        let png = GeneratedImages.png(seed: 1)
+        let other = GeneratedImages.png(seed: 2, size: 48)
         return try await LoopbackOrigin.start { request in
             let cacheable = [HeaderLine("Cache-Control", "max-age=3600"), HeaderLine("ETag", "\"\(request.path)\"")]
             switch request.path {
             case let path where path.hasPrefix("/img/") && path.hasSuffix(".png"):
                 return OriginResponse(headers: cacheable + [HeaderLine("Content-Type", "image/png")], body: png)
             case let path where path.hasPrefix("/img/"):
-                return OriginResponse(headers: cacheable + [HeaderLine("Content-Type", "image/jpeg")], body: jpeg)
+                return OriginResponse(headers: cacheable + [HeaderLine("Content-Type", "image/png")], body: other)
             case "/error-page.png":
                 return OriginResponse(
                     headers: [HeaderLine("Content-Type", "text/html")], body: Data("<html><body>Oops</body></html>".utf8))
