@@ -97,6 +97,10 @@ final class StoreCore: Sendable {
 
     func close() {
         writer.stop()
+        // The next process to open this store may find the disk full and need the reserve to open
+        // and purge: a reserve given up during a full disk is taken back now if there is room,
+        // whether or not the periodic attempt was due.
+        if !isReadOnly { replenishReserveIfDue(force: true) }
         index.close()
         blobs.close()
         usersLock?.unlock()
@@ -200,14 +204,14 @@ final class StoreCore: Sendable {
     }
 
     /// Allocates the space reserve again once the volume has room for it and more; tried at most
-    /// once per recheck interval while it is missing.
-    private func replenishReserveIfDue() {
+    /// once per recheck interval while it is missing, and on close (`force`).
+    private func replenishReserveIfDue(force: Bool = false) {
         guard space.pausedError == nil, let volume = space.volume() else { return }
         let bytes = configuration.diskSpace.reserveBytes(volumeBytes: volume.totalBytes)
         guard bytes > 0 else { return }
         let now = ContinuousClock.now
         let due = lastReserveAttempt.withLock { last in
-            if let last, now - last < configuration.diskSpace.recheckInterval { return false }
+            if !force, let last, now - last < configuration.diskSpace.recheckInterval { return false }
             last = now
             return true
         }
