@@ -8,21 +8,23 @@ import Testing
 /// against `HTTPCache` over a real loopback origin, with real pauses, scored as cache-tests.fyi does.
 @Suite("HTTPCache against http-tests/cache-tests", .enabled(if: SharedFixtures.isAvailable))
 struct HTTPCacheConformanceTests {
-    /// What the harness reaches on a quiet machine (`http-cache-conformance` prints the same): 100 of
-    /// the 101 required tests, and 194 of the 214 private-cache tests; the misses are listed when
-    /// this test runs, each a deliberate choice (one response per URL, no partial-content storage,
-    /// RFC-backed readings of invalid directives, and `Set-Cookie`/`Set-Cookie2` never stored, which
-    /// costs `headers-store-Set-Cookie2` and two 304-update checks: a stored cookie is a credential
-    /// at rest, see `StorableFields`). Browsers score 142–148 in all, 87–89 required.
+    /// What the harness reaches (`http-cache-conformance` prints the same): 100 of the 101 required
+    /// tests, 45 of 53 optimal, 48 of 60 checks, 193 of 214 in all; browsers score 142–148 in all,
+    /// 87–89 required. The misses are listed when this test runs, each a deliberate choice (one
+    /// response per URL, no partial-content storage, RFC-backed readings of invalid directives,
+    /// and `Set-Cookie`/`Set-Cookie2` never stored, which costs the one required miss,
+    /// `headers-store-Set-Cookie2`, and two 304-update checks: a stored cookie is a credential at
+    /// rest, see `StorableFields`).
     ///
-    /// The floors sit two tests below that. The suite runs on real time with `Date` at one-second
-    /// resolution, so a `max-age=2` response can arrive a second old; while the rest of the test
-    /// suite loads both cores, a test such as `cc-resp-must-revalidate-stale` can see its stored
-    /// response go stale before the next request. Two tests of slack absorbs that; a real regression
-    /// costs more (the never-expiring cache below loses a dozen).
-    /// The total sits four below: it sums the three, and with the crash suites' hundreds of child
-    /// processes beside it, a loaded run has landed exactly two below (192).
-    static let floors = ["required": 98, "optimal": 44, "check": 46, "total": 190]
+    /// The suite runs on real time with `Date` at one-second resolution, so on a machine loaded by
+    /// the rest of the tests a `max-age=2` response can go stale before the next request: misses are
+    /// run a second time (``runWithRerun``), and only a test that fails twice counts. So the
+    /// required floor is the full score; the others keep a test or two of slack for a second run
+    /// that is loaded too. A real regression costs more (the never-expiring cache below loses a dozen).
+    static let floors = ["required": 100, "optimal": 44, "check": 47, "total": 191]
+    /// Through `URLSessionTransport`: the same, less `304-etag-update-response-Content-Encoding`
+    /// (Foundation undoes the encoding itself, so the cache never sees the header it should update).
+    static let urlSessionFloors = ["required": 100, "optimal": 44, "check": 46, "total": 190]
 
     static func cases() throws -> CacheTestsFile {
         let root = try #require(SharedFixtures.root)
@@ -36,7 +38,7 @@ struct HTTPCacheConformanceTests {
         let file = try Self.cases()
         let tests = file.privateTests
         #expect(tests.count == 214)
-        let results = try await ConformanceRun(tests: tests).run()
+        let results = try await Self.runWithRerun(tests)
         let scoreboard = Scoreboard(tests: tests, results: results, implementations: file.implementations)
         for line in scoreboard.lines { print("http-cache-conformance \(line)") }
         for test in tests where results[test.id]?.isPassed != true {
@@ -46,6 +48,46 @@ struct HTTPCacheConformanceTests {
             let tally = scoreboard.tally(kind)
             #expect(tally.passed >= floor, "\(kind): \(tally.passed) true of \(tally.total), floor \(floor)")
         }
+    }
+
+    @Test(
+        "the same replay through URLSessionTransport, the production transport, stays at or above its floors",
+        .timeLimit(.minutes(3)))
+    func scoreThroughURLSession() async throws {
+        let file = try Self.cases()
+        let tests = file.privateTests
+        let results = try await Self.runWithRerun(tests) { $0.transport = URLSessionTransport() }
+        let scoreboard = Scoreboard(tests: tests, results: results, implementations: file.implementations)
+        for line in scoreboard.lines { print("http-cache-conformance (URLSession) \(line)") }
+        for test in tests where results[test.id]?.isPassed != true {
+            print("  ✗ URLSession [\(test.kind)] \(test.id): \(results[test.id].map { "\($0)" } ?? "no result")")
+        }
+        for (kind, floor) in Self.urlSessionFloors {
+            let tally = scoreboard.tally(kind)
+            #expect(tally.passed >= floor, "URLSession \(kind): \(tally.passed) true of \(tally.total), floor \(floor)")
+        }
+    }
+
+    /// Runs `tests`, then once more, a few at a time, those that missed: a test whose pauses are
+    /// measured in whole seconds can miss on a machine loaded by the rest of the suite, and a
+    /// second run shows whether the miss was the machine's or the cache's. A test that fails both
+    /// runs counts as failed. The reruns are printed.
+    static func runWithRerun(
+        _ tests: [CacheTestsCase], configure: (inout ConformanceRun) -> Void = { _ in }
+    ) async throws -> [String: TestOutcome] {
+        var first = ConformanceRun(tests: tests)
+        configure(&first)
+        var results = try await first.run()
+        let missed = tests.filter { results[$0.id]?.isPassed != true }
+        guard !missed.isEmpty else { return results }
+        var again = ConformanceRun(tests: missed)
+        configure(&again)
+        again.concurrency = 4
+        let second = try await again.run()
+        let recovered = missed.filter { second[$0.id]?.isPassed == true }
+        for test in recovered { results[test.id] = second[test.id] }
+        print("http-cache-conformance: \(missed.count) missed, \(recovered.count) passed when run again: \(recovered.map(\.id))")
+        return results
     }
 
     @Test("the replay tells a wrong cache apart: one that never expires fails tests a correct one passes")
