@@ -55,7 +55,7 @@ let package = Package(
         // A child process the crash and multi-process tests start, kill and watch.
         .executableTarget(
             name: "storage-worker",
-            dependencies: ["CacheStorage", "TestSupport"],
+            dependencies: ["CacheStorage", "TestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Fixtures/StorageWorker"
         ),
         // The image pipeline: policies, HTTP caching, loading, format sniffing.

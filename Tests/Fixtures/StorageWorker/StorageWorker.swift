@@ -1,5 +1,6 @@
 import CacheStorage
 import Foundation
+import Logging
 import TestSupport
 
 /// A child process for the crash and multi-process tests: `storage-worker ROLE DIR SECONDS SEED`.
@@ -11,7 +12,8 @@ import TestSupport
 /// from a shared space so the roles collide on purpose.
 @main
 struct StorageWorker {
-    static let keySpace = 400
+    /// How many keys the roles share: 400, or STORAGE_WORKER_KEYS.
+    static let keySpace = ProcessInfo.processInfo.environment["STORAGE_WORKER_KEYS"].flatMap(Int.init) ?? 400
 
     static func main() async {
         let arguments = CommandLine.arguments
@@ -28,6 +30,10 @@ struct StorageWorker {
         if let mapBytes = environment["STORAGE_WORKER_MAP_BYTES"].flatMap(Int.init) { configuration.initialMapBytes = mapBytes }
         // STORAGE_WORKER_STRICT=1: damage is an error, never a silent rebuild.
         if environment["STORAGE_WORKER_STRICT"] == "1" { configuration.recovery = .throwError }
+        // STORAGE_WORKER_LOG=1: the store's log on standard output, so a test sees recovery begin.
+        if environment["STORAGE_WORKER_LOG"] == "1" {
+            configuration.logger = Logger(label: "storage-worker") { StreamLogHandler.standardOutput(label: $0) }
+        }
         // STORAGE_WORKER_DURABILITY=eachCommit|full|periodic-ms:N (the power-loss recordings).
         if let durability = environment["STORAGE_WORKER_DURABILITY"].flatMap(Self.durability) {
             configuration.durability = durability
