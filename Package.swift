@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "fuzz-image-validator", targets: ["fuzz-image-validator"]),
         .executable(name: "fuzz-http-headers", targets: ["fuzz-http-headers"]),
         .executable(name: "fuzz-entry-record", targets: ["fuzz-entry-record"]),
+        .executable(name: "fuzz-manifest", targets: ["fuzz-manifest"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,10 +41,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The export folder's manifest.json: written by `cachectl export`, read back by `import`.
+        .target(name: "CacheArchive", dependencies: ["CacheStorage"]),
         .executableTarget(
             name: "cachectl",
             dependencies: [
-                "CacheStorage", "ImageCache",
+                "CacheStorage", "ImageCache", "CacheArchive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -102,6 +105,7 @@ let package = Package(
         .executableTarget(name: "fuzz-image-validator", dependencies: ["ImageCache"], path: "Sources/Fuzz/ImageValidatorFuzz"),
         .executableTarget(name: "fuzz-http-headers", dependencies: ["ImageCache"], path: "Sources/Fuzz/HTTPHeadersFuzz"),
         .executableTarget(name: "fuzz-entry-record", dependencies: ["CacheStorage"], path: "Sources/Fuzz/EntryRecordFuzz"),
+        .executableTarget(name: "fuzz-manifest", dependencies: ["CacheArchive"], path: "Sources/Fuzz/ManifestFuzz"),
         // Helpers every test target shares: temporary folders, the ../shared corpus.
         .target(name: "TestSupport", dependencies: ["CacheStorage"], path: "Tests/TestSupport"),
         .testTarget(

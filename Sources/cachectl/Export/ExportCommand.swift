@@ -1,5 +1,6 @@
 import ArgumentParser
 import CacheStorage
+import CacheArchive
 import Foundation
 import ImageCache
 
@@ -45,7 +46,7 @@ struct ExportCommand: AsyncParsableCommand {
             let entries = try filters.entries(in: store, now: now)
             return try ExportWriter(folder: folder, now: now).write(entries, from: store)
         }
-        try ExportFolder.write(JSONOutput.encoder().encode(exported.manifest), named: ManifestEntry.fileName, in: folder)
+        try ExportFolder.write(Manifest.encode(exported.manifest), named: ManifestEntry.fileName, in: folder)
         if html {
             let page = GalleryPage(entries: exported.manifest, source: store.directory.path, exportedAt: now)
             try ExportFolder.write(Data(page.render().utf8), named: "index.html", in: folder)

@@ -1,3 +1,4 @@
+import CacheArchive
 import Foundation
 import ImageCache
 

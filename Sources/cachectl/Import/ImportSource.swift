@@ -1,3 +1,4 @@
+import CacheArchive
 import Foundation
 
 /// The files an import takes, with the key each goes in under: from an export's manifest when the
@@ -108,7 +109,7 @@ struct ImportSource {
     private static func fromManifest(_ manifest: URL, folder: URL) throws(CommandFailure) -> ([Item], [Unread]) {
         let entries: [ManifestEntry]
         do {
-            entries = try JSONOutput.decoder().decode([ManifestEntry].self, from: Data(contentsOf: manifest))
+            entries = try Manifest.decode(Data(contentsOf: manifest))
         } catch {
             throw .unusableManifest(path: manifest.path, reason: "\(error)")
         }
@@ -118,8 +119,7 @@ struct ImportSource {
         for entry in entries {
             // A manifest is input like any other: a `file` of `../x` or `/etc/passwd`, or a symlink
             // leading out, must not make an import read outside the folder.
-            let named = URL(fileURLWithPath: base).appendingPathComponent(entry.file).standardizedFileURL.path
-            guard !entry.file.hasPrefix("/"), !entry.file.contains("\0"), named.hasPrefix(base + "/") else {
+            guard let named = Manifest.containedPath(entry.file, inside: base) else {
                 unread.append(Unread(relativePath: entry.file, stage: "manifest", reason: "the manifest points outside the folder; it was not read"))
                 continue
             }

@@ -1,4 +1,5 @@
 import CacheStorage
+import CacheArchive
 import Foundation
 import ImageCache
 

@@ -1,4 +1,5 @@
 import CacheStorage
+import CacheArchive
 import Foundation
 
 /// One entry as `list`, `stats` and `purge --dry-run` report it: the fields people sort and filter by.

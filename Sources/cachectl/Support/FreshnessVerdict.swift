@@ -1,3 +1,4 @@
+import CacheArchive
 import CacheStorage
 import Foundation
 import ImageCache
@@ -12,11 +13,8 @@ import ImageCache
 ///   a conditional request can revalidate it (a 304 costs headers, not the image);
 /// - **expired**: the expiry has passed and there is no validator: it will be downloaded again.
 struct FreshnessVerdict: Sendable {
-    enum State: String, Codable, Sendable, CaseIterable {
-        case fresh
-        case stale
-        case expired
-    }
+    /// The three states, as export manifests record them.
+    typealias State = ManifestEntry.Freshness
 
     var state: State
     /// The sentence `show` prints: "fresh for 3 h more: max-age=86400, age 21 h".

@@ -11,13 +11,6 @@ enum JSONOutput {
         return encoder
     }
 
-    static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }
-
     /// Prints `value` as JSON on standard output.
     static func print(_ value: some Encodable) throws {
         let data = try encoder().encode(value)
