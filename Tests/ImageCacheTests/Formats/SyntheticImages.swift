@@ -31,6 +31,27 @@ enum SyntheticImages {
         return bytes
     }
 
+    /// A camera-like baseline JPEG of `totalBytes`: EXIF and ICC segments of 180 KB (a camera's
+    /// embedded thumbnail and profile) before the frame header, then scan data to the end.
+    static func cameraJPEG(width: Int, height: Int, totalBytes: Int) -> [UInt8] {
+        var bytes: [UInt8] = [0xFF, 0xD8]
+        for (marker, tag) in [(0xE1, "Exif\0\0"), (0xE1, "http://ns.adobe.com/xap/1.0/\0"), (0xE2, "ICC_PROFILE\0")] {
+            let payload = Array(tag.utf8) + [UInt8](repeating: 0x20, count: 60_000)
+            bytes += [0xFF, UInt8(marker)] + bigEndian16(payload.count + 2) + payload
+        }
+        bytes += [0xFF, 0xC0, 0x00, 0x11, 8] + bigEndian16(height) + bigEndian16(width)
+        bytes += [3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]
+        bytes += [0xFF, 0xDA, 0x00, 0x0C, 3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0]
+        // Scan data never holds a bare 0xFF, so no marker appears before the end.
+        var state: UInt32 = 0x1234_5678
+        while bytes.count < totalBytes - 2 {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            bytes.append(UInt8(truncatingIfNeeded: state >> 24) & 0xFE)
+        }
+        bytes += [0xFF, 0xD9]
+        return bytes
+    }
+
     /// A GIF89a with a `screen` logical screen and one frame of `frame` size (with a tiny LZW stream).
     static func gif(screen: (Int, Int), frame: (Int, Int), trailer: Bool = true) -> [UInt8] {
         var bytes = Array("GIF89a".utf8) + littleEndian16(screen.0) + littleEndian16(screen.1) + [0x80, 0, 0]
