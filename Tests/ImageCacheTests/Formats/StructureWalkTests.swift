@@ -117,17 +117,31 @@ struct StructureWalkTests {
         }
     }
 
-    @Test("random bytes after every kind of magic number never crash", arguments: [
+    @Test("random bytes after every kind of magic number never crash, and the prefix and whole-file verdicts agree", arguments: [
         [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], [0xFF, 0xD8, 0xFF], Array("GIF89a".utf8), Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBP".utf8),
         [0x00, 0x00, 0x00, 0x18] + Array("ftypheic".utf8), Array("BM".utf8), [0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A],
         [0x00, 0x00, 0x01, 0x00], Array("<svg ".utf8), [0x1F, 0x8B, 0x08, 0x00],
     ] as [[UInt8]])
     func randomTails(magic: [UInt8]) {
         var generator = SeededGenerator(seed: UInt64(magic.count) &* 0x9E37_79B9)
+        var accepted = 0
         for length in stride(from: 0, through: 600, by: 3) {
-            let tail = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            _ = try? validator.validate(Data(magic + tail))
-            _ = validator.inspectPrefix(Data(magic + tail))
+            let data = Data(magic + (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let whole = try? validator.validate(data)
+            let prefix = validator.inspectPrefix(data)
+            // The two must agree: a prefix refused is a file refused, and a file accepted had an
+            // acceptable prefix with the same facts.
+            if case .refused = prefix { #expect(whole == nil, "\(data.count) bytes: prefix refused, file accepted") }
+            if let whole {
+                accepted += 1
+                if case let .accepted(info) = prefix {
+                    #expect(info.pixelWidth == whole.pixelWidth && info.pixelHeight == whole.pixelHeight)
+                } else {
+                    Issue.record("\(data.count) bytes: file accepted, prefix \(prefix)")
+                }
+            }
         }
+        // Random bytes are almost never a whole image.
+        #expect(accepted <= 2, "\(accepted) random files accepted")
     }
 }
