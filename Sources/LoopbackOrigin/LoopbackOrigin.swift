@@ -29,6 +29,8 @@ public final class LoopbackOrigin: Sendable {
     private let serving: Task<Void, Never>
     private let log = NIOLockedValueBox<[OriginRequest]>([])
     private let deliveryLog = NIOLockedValueBox<[OriginDelivery]>([])
+    /// Set by ``stop()``: a connection kept alive from before answers nothing more.
+    private let stopped = NIOLockedValueBox(false)
 
     private init(port: Int, serverChannel: Channel, serving: Task<Void, Never>) {
         self.port = port
@@ -56,7 +58,9 @@ public final class LoopbackOrigin: Sendable {
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
                         group.addTask {
-                            await Self.serve(connection, handler: handler) { request in
+                            await Self.serve(connection, handler: handler) {
+                                recorder.withLockedValue { $0?.stopped.withLockedValue { $0 } ?? false }
+                            } record: { request in
                                 recorder.withLockedValue { $0?.log.withLockedValue { $0.append(request) } }
                             } recordDelivery: { delivery in
                                 recorder.withLockedValue { $0?.deliveryLog.withLockedValue { $0.append(delivery) } }
@@ -97,12 +101,16 @@ public final class LoopbackOrigin: Sendable {
     /// Closing the listener ends the accept loop, which then ends the open connections; cancelling
     /// the loop instead could drop a connection accepted a moment before, which NIO traps on.
     public func stop() async {
+        // The connections end once the accept loop does, a moment later; a client reusing one in
+        // that moment must find the origin gone, not answering.
+        stopped.withLockedValue { $0 = true }
         try? await serverChannel.close()
     }
 
     private static func serve(
         _ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, handler: Handler,
-        record: @Sendable (OriginRequest) -> Void, recordDelivery: @Sendable (OriginDelivery) -> Void
+        isStopped: @Sendable () -> Bool, record: @Sendable (OriginRequest) -> Void,
+        recordDelivery: @Sendable (OriginDelivery) -> Void
     ) async {
         try? await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
@@ -118,6 +126,7 @@ public final class LoopbackOrigin: Sendable {
                     body.writeBuffer(&chunk)
                 case .end:
                     guard let head else { continue }
+                    if isStopped() { return }  // hang up, as a stopped server would
                     let request = OriginRequest(
                         method: head.method.rawValue, target: head.uri,
                         headers: head.headers.map { HeaderLine($0.name, $0.value) },
