@@ -8,9 +8,12 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Run the standard feed workload against a fresh store and print its figures.",
         discussion: """
-            Phases: insert every entry (puts of 64 entries per commit), close and reopen, \
-            read Zipf(s=1.0)-distributed keys from one task (each read returns the whole blob and \
-            records the access), evict least recently used down to 50 % of the bytes.
+            Phases: insert every entry (puts of 64 entries per commit), close; open cold (the \
+            store's files synced and dropped from the page cache) and warm; read \
+            Zipf(s=1.0)-distributed keys from one task (each read returns the whole blob and \
+            records the access); evict least recently used down to 50 % of the bytes while \
+            putting new entries one at a time (their latencies are the wait behind eviction). \
+            Peak anonymous and file-backed RSS are sampled throughout.
             Build with -c release for meaningful numbers.
 
             Example:
@@ -30,7 +33,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Seed for sizes, bytes and the read sequence.")
     var seed: UInt64 = 42
 
-    @Option(help: "Entry sizes: feed (8 KiB–1 MiB, mean ≈ 93 KB) or tiny (1–4 KiB, for opening large stores).")
+    @Option(help: "Entry sizes: feed (8 KiB–1 MiB, mean ≈ 93 KB), thumbs (4–40 KiB, downsampled images) or tiny (1–4 KiB).")
     var sizes: String = FeedWorkload.Sizes.feed.rawValue
 
     @Option(help: "Durability: periodic (the default, synced every second), each-commit or full.")
@@ -78,6 +81,7 @@ struct BenchCommand: AsyncParsableCommand {
         if !keep && !baseline { try? FileManager.default.removeItem(at: folder) }
         var report = results
         report.peakAnonymousRSSMegabytes = Double(memory.peakBytes) / 1_048_576
+        report.peakFileRSSMegabytes = Double(memory.peakFileBytes) / 1_048_576
         report.durability = durability
         report.sizes = sizes
         guard baseline else {

@@ -8,7 +8,10 @@ struct BenchReport {
     var durability = ""
     var sizes = ""
     var insertSeconds = 0.0
+    /// Warm: the files in the page cache.
     var openMilliseconds = 0.0
+    /// After the store's files were dropped from the page cache; nil where that cannot be done.
+    var openColdMilliseconds: Double?
     var readSeconds = 0.0
     var readMisses = 0
     var bytesRead = 0
@@ -16,7 +19,13 @@ struct BenchReport {
     var readP99Microseconds = 0.0
     var evictMilliseconds = 0.0
     var evictedEntries = 0
+    /// Puts issued one after another while the eviction ran, and how long each took.
+    var putsDuringEviction = 0
+    var putDuringEvictionP50Milliseconds = 0.0
+    var putDuringEvictionP99Milliseconds = 0.0
+    var putDuringEvictionMaxMilliseconds = 0.0
     var peakAnonymousRSSMegabytes = 0.0
+    var peakFileRSSMegabytes = 0.0
 
     var insertsPerSecond: Double { insertSeconds > 0 ? Double(entries) / insertSeconds : 0 }
     var readsPerSecond: Double { readSeconds > 0 ? Double(reads) / readSeconds : 0 }
@@ -26,11 +35,14 @@ struct BenchReport {
             ("entries", "\(entries)"), ("bytes", "\(bytes)"), ("reads", "\(reads)"),
             ("durability", "\"\(durability)\""), ("sizes", "\"\(sizes)\""),
             ("insert_per_s", format(insertsPerSecond, 1)), ("insert_mb_per_s", format(Double(bytes) / 1e6 / max(insertSeconds, 1e-9), 1)),
-            ("open_ms", format(openMilliseconds, 3)),
+            ("open_ms", format(openMilliseconds, 3)), ("open_cold_ms", openColdMilliseconds.map { format($0, 3) } ?? "null"),
             ("read_per_s", format(readsPerSecond, 1)), ("read_p50_us", format(readP50Microseconds, 2)),
             ("read_p99_us", format(readP99Microseconds, 2)), ("read_misses", "\(readMisses)"),
             ("evict_ms", format(evictMilliseconds, 2)), ("evicted_entries", "\(evictedEntries)"),
-            ("peak_rss_mb", format(peakAnonymousRSSMegabytes, 1)),
+            ("puts_during_evict", "\(putsDuringEviction)"), ("put_during_evict_p50_ms", format(putDuringEvictionP50Milliseconds, 3)),
+            ("put_during_evict_p99_ms", format(putDuringEvictionP99Milliseconds, 3)),
+            ("put_during_evict_max_ms", format(putDuringEvictionMaxMilliseconds, 3)),
+            ("peak_rss_mb", format(peakAnonymousRSSMegabytes, 1)), ("peak_file_rss_mb", format(peakFileRSSMegabytes, 1)),
         ]
         return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
     }
@@ -40,10 +52,11 @@ struct BenchReport {
             ("entries", "\(entries) (\(format(Double(bytes) / 1e9, 2)) GB, sizes \(sizes))"),
             ("durability", durability),
             ("insert", "\(format(insertsPerSecond, 0)) entries/s (\(format(Double(bytes) / 1e6 / max(insertSeconds, 1e-9), 0)) MB/s)"),
-            ("open", "\(format(openMilliseconds, 2)) ms"),
+            ("open", "\(format(openMilliseconds, 2)) ms warm, " + (openColdMilliseconds.map { "\(format($0, 2)) ms cold" } ?? "cold not measured")),
             ("read", "\(format(readsPerSecond, 0)) reads/s, p50 \(format(readP50Microseconds, 1)) µs, p99 \(format(readP99Microseconds, 1)) µs, \(readMisses) misses"),
             ("evict to 50 %", "\(format(evictMilliseconds, 1)) ms (\(evictedEntries) entries)"),
-            ("peak anonymous RSS", "\(format(peakAnonymousRSSMegabytes, 1)) MB"),
+            ("puts during it", "\(putsDuringEviction), p50 \(format(putDuringEvictionP50Milliseconds, 2)) ms, p99 \(format(putDuringEvictionP99Milliseconds, 2)) ms, max \(format(putDuringEvictionMaxMilliseconds, 2)) ms"),
+            ("peak RSS", "\(format(peakAnonymousRSSMegabytes, 1)) MB anonymous, \(format(peakFileRSSMegabytes, 1)) MB file-backed"),
         ]
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")

@@ -47,8 +47,14 @@ struct BenchRunner {
         try await store.flush()
         store.close()
 
-        // Reopen.
-        let openStart = ContinuousClock.now
+        // Reopen: cold (the store's files synced and dropped from the page cache first, as after
+        // a reboot or under memory pressure), then warm.
+        let droppedCache = PageCache.drop(filesUnder: folder)
+        var openStart = ContinuousClock.now
+        store = try PersistentStore(directory: folder, configuration: configuration)
+        report.openColdMilliseconds = droppedCache ? (ContinuousClock.now - openStart).seconds * 1000 : nil
+        store.close()
+        openStart = ContinuousClock.now
         store = try PersistentStore(directory: folder, configuration: configuration)
         report.openMilliseconds = (ContinuousClock.now - openStart).seconds * 1000
         memory.sample()
@@ -73,15 +79,73 @@ struct BenchRunner {
         report.readP99Microseconds = latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
         memory.sample()
 
-        // Evict to half.
+        // Evict to half, with puts of new entries issued one after another meanwhile: how long a
+        // writer waits behind a mass eviction.
         let statsBefore = try store.statistics()
+        let evicting = store
+        let finished = EvictionDone()
         let evictStart = ContinuousClock.now
-        let removed = try await store.evict(toBytes: statsBefore.bytes / 2)
+        let eviction = Task {
+            defer { finished.set() }
+            return try await evicting.evict(toBytes: statsBefore.bytes / 2)
+        }
+        var putLatencies: [Double] = []
+        while !finished.isSet {
+            let number = workload.sizes.count + putLatencies.count
+            let entry = NewEntry(
+                key: FeedWorkload.key(number), data: workload.bytes(count: workload.sizes[putLatencies.count % workload.sizes.count]),
+                attributes: EntryAttributes(expiresAt: expiresAt, format: "jpeg"))
+            let start = ContinuousClock.now
+            try await store.put([entry])
+            putLatencies.append((ContinuousClock.now - start).seconds * 1000)
+        }
+        let removed = try await eviction.value
         report.evictMilliseconds = (ContinuousClock.now - evictStart).seconds * 1000
         report.evictedEntries = removed.entries
+        putLatencies.sort()
+        report.putsDuringEviction = putLatencies.count
+        if !putLatencies.isEmpty {
+            report.putDuringEvictionP50Milliseconds = putLatencies[putLatencies.count / 2]
+            report.putDuringEvictionP99Milliseconds = putLatencies[min(putLatencies.count - 1, putLatencies.count * 99 / 100)]
+            report.putDuringEvictionMaxMilliseconds = putLatencies.last!
+        }
         memory.sample()
         store.close()
         return report
+    }
+}
+
+/// Set once, when an eviction has returned; read by the loop putting beside it.
+private final class EvictionDone: @unchecked Sendable {
+    // @unchecked: `done` is only touched under `lock`.
+    private let lock = NSLock()
+    private var done = false
+
+    var isSet: Bool { lock.withLock { done } }
+    func set() { lock.withLock { done = true } }
+}
+
+/// Drops a closed store's files from the page cache, so the next open reads from the disk.
+enum PageCache {
+    /// Syncs each regular file under `folder` and tells the kernel its cached pages are not needed
+    /// (`posix_fadvise(DONTNEED)` drops clean pages only, hence the sync). False where unsupported.
+    static func drop(filesUnder folder: URL) -> Bool {
+        #if os(Linux)
+        guard let names = FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] else { return false }
+        for name in names {
+            let path = folder.appendingPathComponent(name).path
+            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            fdatasync(descriptor)
+            posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
+        }
+        return true
+        #else
+        return false
+        #endif
     }
 }
 

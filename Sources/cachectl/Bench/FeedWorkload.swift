@@ -2,7 +2,7 @@ import Foundation
 
 /// The standard "feed" workload: entry sizes, keys and a Zipf read sequence, all from one seed.
 ///
-/// Sizes: 60 % log-uniform in 8–40 KiB, 30 % in 40–200 KiB, 10 % in 200 KiB–1 MiB (mean ≈ 93 KB).
+/// Sizes (feed): 60 % log-uniform in 8–40 KiB, 30 % in 40–200 KiB, 10 % in 200 KiB–1 MiB (mean ≈ 93 KB).
 /// Reads: Zipf(s = 1.0) over a seeded random permutation of the keys.
 struct FeedWorkload {
     enum Sizes: String, CaseIterable {
@@ -10,6 +10,8 @@ struct FeedWorkload {
         case feed
         /// 1–4 KiB, to measure opening a store with many entries without writing gigabytes.
         case tiny
+        /// 4–40 KiB log-uniform: downsampled images, what a thumbnail cache holds.
+        case thumbs
     }
 
     let sizes: [Int]
@@ -70,6 +72,8 @@ struct FeedWorkload {
         switch kind {
         case .tiny:
             return logUniform(1024, 4096)
+        case .thumbs:
+            return logUniform(4 * 1024, 40 * 1024)
         case .feed:
             let bucket = random.unit()
             if bucket < 0.6 { return logUniform(8 * 1024, 40 * 1024) }

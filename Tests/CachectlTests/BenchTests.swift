@@ -1,0 +1,51 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `cachectl bench` runs every phase and reports every figure (the figures themselves are for
+/// benchmarks, not tests: only their presence and consistency are checked here).
+@Suite("bench")
+struct BenchTests {
+    struct Report: Decodable {
+        var entries: Int
+        var insertPerS: Double
+        var openMs: Double
+        var openColdMs: Double?
+        var readMisses: Int
+        var evictedEntries: Int
+        var putsDuringEvict: Int
+        var putDuringEvictP50Ms: Double
+        var putDuringEvictMaxMs: Double
+        var peakRssMb: Double
+        var peakFileRssMb: Double
+    }
+
+    @Test("a small thumbnail run reports inserts, cold and warm open, reads, eviction with puts beside it, and both kinds of RSS")
+    func thumbs() async throws {
+        let folder = TemporaryDirectory("bench")
+        let run = try await Cachectl.run([
+            "bench", "--path", folder.url.appendingPathComponent("store").path, "--entries", "400", "--reads", "400",
+            "--sizes", "thumbs", "--json",
+        ])
+        #expect(run.status == 0, "\(run)")
+        let report = try run.json(Report.self)
+        #expect(report.entries == 400)
+        #expect(report.insertPerS > 0 && report.openMs > 0)
+        #if os(Linux)
+        #expect((report.openColdMs ?? 0) > 0, "cold open not measured")
+        #endif
+        #expect(report.readMisses == 0)
+        #expect(report.evictedEntries > 0)
+        #expect(report.putsDuringEvict >= 1)
+        #expect(report.putDuringEvictMaxMs >= report.putDuringEvictP50Ms)
+        #expect(report.peakRssMb > 0 && report.peakFileRssMb > 0)
+    }
+
+    @Test("an unknown size mix is refused with the choices")
+    func unknownSizes() async throws {
+        let folder = TemporaryDirectory("bench-sizes")
+        let run = try await Cachectl.run(["bench", "--path", folder.url.path, "--sizes", "huge"])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("feed") && run.errors.contains("thumbs") && run.errors.contains("tiny"), "\(run)")
+    }
+}
