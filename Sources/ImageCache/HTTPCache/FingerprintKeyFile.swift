@@ -25,7 +25,10 @@ enum FingerprintKeyFile {
     /// The store's key, created now if it has none.
     static func key(for store: PersistentStore, logger: Logger) -> FingerprintKey {
         let path = store.directory.appendingPathComponent(name).path
-        if let key = load(path) { return key }
+        if let key = load(path) {
+            if store.configuration.access == .readWrite { tighten(path, to: fileMode(of: store)) }
+            return key
+        }
         guard store.configuration.access == .readWrite else { return .process }
         let created = create(path, mode: fileMode(of: store))
         if let key = load(path) { return key }
@@ -61,12 +64,24 @@ enum FingerprintKeyFile {
         let descriptor = open(scratch, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { return String(cString: strerror(errno)) }
         defer { unlink(scratch) }
+        // Exactly the store's mode whatever the umask: under 077 a group store's members could
+        // not read the key, and each would fall back to a key of its own.
+        fchmod(descriptor, mode)
         let written = key.bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         let synced = fsync(descriptor) == 0
         close(descriptor)
         guard written == FingerprintKey.byteCount, synced else { return "the key could not be written" }
         guard link(scratch, path) == 0 || errno == EEXIST else { return String(cString: strerror(errno)) }
         return nil
+    }
+
+    /// Takes away the permissions the store's sharing no longer gives (a store once shared with
+    /// its group, opened since as private): opening tightens the store's own files, and the key
+    /// follows them. A file this user does not own is left as it is.
+    private static func tighten(_ path: String, to mode: mode_t) {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_mode & 0o777 & ~mode != 0 else { return }
+        chmod(path, info.st_mode & 0o777 & mode)
     }
 
     /// The mode the store gave its index, so the key is shared exactly as the store is
