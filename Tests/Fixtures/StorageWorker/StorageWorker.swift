@@ -44,7 +44,7 @@ struct StorageWorker {
         let pause = environment["STORAGE_WORKER_PAUSE_MS"].flatMap(Int.init) ?? 0
         var generation = seed << 32
         let deadline = seconds > 0 ? Date().addingTimeInterval(seconds) : Date.distantFuture
-        var random = SplitMix(seed: seed)
+        var random = SeededRandom(seed: seed)
         var ok = 0
         var errors = 0
         var hits = 0
@@ -102,7 +102,7 @@ struct StorageWorker {
         }
     }
 
-    static func randomKey(_ random: inout SplitMix) -> String {
+    static func randomKey(_ random: inout SeededRandom) -> String {
         let number = Int(random.next() % UInt64(keySpace))
         // Length is a function of the number, so each key names exactly one payload.
         let length = smallEntries ? 256 + (number * 7_919) % (8 * 1024) : 512 + (number * 7_919) % (64 * 1024)
@@ -111,7 +111,7 @@ struct StorageWorker {
 
     /// Puts a batch of a new generation and, once it has committed, prints `ack GEN KEY…` (one
     /// line, one write(2)), so a test knows exactly which puts a kill must not lose.
-    static func write(_ store: PersistentStore, _ random: inout SplitMix, generation: inout UInt64) async throws {
+    static func write(_ store: PersistentStore, _ random: inout SeededRandom, generation: inout UInt64) async throws {
         generation += 1
         let count = 1 + Int(random.next() % 8)
         var keys: [String] = []
@@ -138,7 +138,7 @@ struct StorageWorker {
     }
 
     /// Reads a random key: whether it was a hit, and 1 when its bytes or metadata were wrong.
-    static func read(_ store: PersistentStore, _ random: inout SplitMix) throws -> (hit: Bool, wrong: Int) {
+    static func read(_ store: PersistentStore, _ random: inout SeededRandom) throws -> (hit: Bool, wrong: Int) {
         let key = randomKey(&random)
         guard let entry = try store.get(key) else { return (false, 0) }
         if !TestPayload.matches(entry.data, key: key, etag: entry.metadata.attributes.etag)
@@ -169,25 +169,12 @@ struct StorageWorker {
         return (ok, errors + report.problems.count)
     }
 
-    static func evict(_ store: PersistentStore, _ random: inout SplitMix) async throws {
+    static func evict(_ store: PersistentStore, _ random: inout SeededRandom) async throws {
         switch random.next() % 3 {
         case 0: try await store.remove(randomKey(&random))
         case 1: try await store.evict(toBytes: Int(random.next() % (6 * 1024 * 1024)))
         default: _ = try store.entries(matching: EntryQuery(order: .leastRecentlyUsed, limit: 20))
         }
         try await Task.sleep(for: .milliseconds(5))
-    }
-}
-
-/// A small seeded generator, so runs are repeatable.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -69,7 +69,7 @@ struct RobustnessTests {
         ]
         let entries = try CorpusManifest.entries().filter { samples.contains($0.path) }
         #expect(entries.count == samples.count)
-        var generator = SeededGenerator(seed: 0x1D5E_ED00)
+        var generator = SeededRandom(seed: 0x1D5E_ED00)
         var accepted = 0, runs = 0
         for entry in entries {
             let original = [UInt8](try entry.contents())

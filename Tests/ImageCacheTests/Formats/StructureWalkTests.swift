@@ -1,5 +1,6 @@
 import Foundation
 import ImageCache
+import TestSupport
 import Testing
 
 /// The structure walk on small synthetic files: each case breaks one rule.
@@ -123,7 +124,7 @@ struct StructureWalkTests {
         [0x00, 0x00, 0x01, 0x00], Array("<svg ".utf8), [0x1F, 0x8B, 0x08, 0x00],
     ] as [[UInt8]])
     func randomTails(magic: [UInt8]) {
-        var generator = SeededGenerator(seed: UInt64(magic.count) &* 0x9E37_79B9)
+        var generator = SeededRandom(seed: UInt64(magic.count) &* 0x9E37_79B9)
         var accepted = 0
         for length in stride(from: 0, through: 600, by: 3) {
             let data = Data(magic + (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
