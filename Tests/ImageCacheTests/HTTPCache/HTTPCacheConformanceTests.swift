@@ -35,36 +35,34 @@ struct HTTPCacheConformanceTests {
         "every private-cache test replayed over the network: the score stays at or above its floors",
         .timeLimit(.minutes(3)))
     func score() async throws {
-        let file = try Self.cases()
-        let tests = file.privateTests
-        #expect(tests.count == 214)
-        let results = try await Self.runWithRerun(tests)
-        let scoreboard = Scoreboard(tests: tests, results: results, implementations: file.implementations)
-        for line in scoreboard.lines { print("http-cache-conformance \(line)") }
-        for test in tests where results[test.id]?.isPassed != true {
-            print("  ✗ [\(test.kind)] \(test.id): \(results[test.id].map { "\($0)" } ?? "no result")")
-        }
-        for (kind, floor) in Self.floors {
-            let tally = scoreboard.tally(kind)
-            #expect(tally.passed >= floor, "\(kind): \(tally.passed) true of \(tally.total), floor \(floor)")
-        }
+        try await Self.scoreAgainstFloors(Self.floors, label: "")
     }
 
     @Test(
         "the same replay through URLSessionTransport, the production transport, stays at or above its floors",
         .timeLimit(.minutes(3)))
     func scoreThroughURLSession() async throws {
-        let file = try Self.cases()
+        try await Self.scoreAgainstFloors(Self.urlSessionFloors, label: "URLSession") { $0.transport = URLSessionTransport() }
+    }
+
+    /// Replays every private-cache test (misses once more, see ``runWithRerun``), prints the score
+    /// and the misses under `label`, and expects each kind at or above its floor.
+    static func scoreAgainstFloors(
+        _ floors: [String: Int], label: String, configure: (inout ConformanceRun) -> Void = { _ in }
+    ) async throws {
+        let file = try cases()
         let tests = file.privateTests
-        let results = try await Self.runWithRerun(tests) { $0.transport = URLSessionTransport() }
+        #expect(tests.count == 214)
+        let results = try await runWithRerun(tests, configure: configure)
         let scoreboard = Scoreboard(tests: tests, results: results, implementations: file.implementations)
-        for line in scoreboard.lines { print("http-cache-conformance (URLSession) \(line)") }
+        let prefix = label.isEmpty ? "" : "\(label) "
+        for line in scoreboard.lines { print("http-cache-conformance \(label.isEmpty ? "" : "(\(label)) ")\(line)") }
         for test in tests where results[test.id]?.isPassed != true {
-            print("  ✗ URLSession [\(test.kind)] \(test.id): \(results[test.id].map { "\($0)" } ?? "no result")")
+            print("  ✗ \(prefix)[\(test.kind)] \(test.id): \(results[test.id].map { "\($0)" } ?? "no result")")
         }
-        for (kind, floor) in Self.urlSessionFloors {
+        for (kind, floor) in floors {
             let tally = scoreboard.tally(kind)
-            #expect(tally.passed >= floor, "URLSession \(kind): \(tally.passed) true of \(tally.total), floor \(floor)")
+            #expect(tally.passed >= floor, "\(prefix)\(kind): \(tally.passed) true of \(tally.total), floor \(floor)")
         }
     }
 

@@ -13,10 +13,10 @@ import Testing
 struct RetryAfterTests {
     static let image = TestImages.png(seed: 5)
 
-    /// An origin that answers 503 with `retryAfter` the first time and the image after, recording
-    /// when each request arrived.
-    static func flakyOrigin(retryAfter: @escaping @Sendable () -> String, maxDelay: Duration = .seconds(5)) async throws
-        -> (PipelineFixture, Mutex<[ContinuousClock.Instant]>)
+    /// Loads an image from an origin that answers 503 with `retryAfter` the first time and the
+    /// image after; returns how long after the first request the retry arrived.
+    static func retryDelay(retryAfter: @escaping @Sendable () -> String, maxDelay: Duration = .seconds(5)) async throws
+        -> Duration
     {
         let arrivals = Mutex<[ContinuousClock.Instant]>([])
         let fixture = try await PipelineFixture(retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: maxDelay)) { _ in
@@ -27,37 +27,29 @@ struct RetryAfterTests {
             if attempt == 1 { return OriginResponse(status: 503, headers: headers(("Retry-After", retryAfter()))) }
             return OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: RetryAfterTests.image)
         }
-        return (fixture, arrivals)
+        let response = try await fixture.pipeline.image(for: fixture.request("/retry.png"))
+        #expect(response.data == Self.image)
+        let times = arrivals.withLock { $0 }
+        try #require(times.count == 2)
+        return times[1] - times[0]
     }
 
     @Test("Retry-After in seconds: the retry waits at least that long")
     func seconds() async throws {
-        let (fixture, arrivals) = try await Self.flakyOrigin(retryAfter: { "1" })
-        let response = try await fixture.pipeline.image(for: fixture.request("/retry-seconds.png"))
-        #expect(response.data == Self.image)
-        let times = arrivals.withLock { $0 }
-        try #require(times.count == 2)
-        #expect(times[1] - times[0] >= .milliseconds(950), "retried after \(times[1] - times[0])")
+        let delay = try await Self.retryDelay(retryAfter: { "1" })
+        #expect(delay >= .milliseconds(950), "retried after \(delay)")
     }
 
     @Test("Retry-After as an HTTP date: the retry waits until then")
     func httpDate() async throws {
         // Two seconds ahead; HTTP dates have whole seconds, so the wait is more than one.
-        let (fixture, arrivals) = try await Self.flakyOrigin(retryAfter: { OriginResponse.httpDate(Date().addingTimeInterval(2)) })
-        let response = try await fixture.pipeline.image(for: fixture.request("/retry-date.png"))
-        #expect(response.data == Self.image)
-        let times = arrivals.withLock { $0 }
-        try #require(times.count == 2)
-        #expect(times[1] - times[0] >= .milliseconds(950), "retried after \(times[1] - times[0])")
+        let delay = try await Self.retryDelay(retryAfter: { OriginResponse.httpDate(Date().addingTimeInterval(2)) })
+        #expect(delay >= .milliseconds(950), "retried after \(delay)")
     }
 
     @Test("a Retry-After of an hour is capped at maxDelay")
     func capped() async throws {
-        let (fixture, arrivals) = try await Self.flakyOrigin(retryAfter: { "3600" }, maxDelay: .milliseconds(300))
-        let response = try await fixture.pipeline.image(for: fixture.request("/retry-hour.png"))
-        #expect(response.data == Self.image)
-        let times = arrivals.withLock { $0 }
-        try #require(times.count == 2)
-        #expect(times[1] - times[0] >= .milliseconds(280), "retried after \(times[1] - times[0])")
+        let delay = try await Self.retryDelay(retryAfter: { "3600" }, maxDelay: .milliseconds(300))
+        #expect(delay >= .milliseconds(280), "retried after \(delay)")
     }
 }
