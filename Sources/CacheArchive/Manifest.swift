@@ -6,13 +6,19 @@ import Foundation
 /// damaged one fails with a decoding error, and every `file` it names is checked to stay inside
 /// the folder before anything is opened.
 public enum Manifest {
-    /// The manifest's bytes: pretty-printed, sorted snake_case keys, ISO 8601 dates.
-    public static func encode(_ entries: [ManifestEntry]) throws -> Data {
+    /// The manifest's JSON: pretty-printed, sorted snake_case keys, ISO 8601 dates (cachectl's
+    /// `--json` reports are written the same way, with this encoder).
+    public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(entries)
+        return encoder
+    }
+
+    /// The manifest's bytes.
+    public static func encode(_ entries: [ManifestEntry]) throws -> Data {
+        try encoder().encode(entries)
     }
 
     /// The entries of a manifest's bytes.

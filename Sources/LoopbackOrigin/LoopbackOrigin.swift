@@ -30,12 +30,13 @@ public final class LoopbackOrigin: Sendable {
     private let log = NIOLockedValueBox<[OriginRequest]>([])
     private let deliveryLog = NIOLockedValueBox<[OriginDelivery]>([])
     /// Set by ``stop()``: a connection kept alive from before answers nothing more.
-    private let stopped = NIOLockedValueBox(false)
+    private let stopped: NIOLockedValueBox<Bool>
 
-    private init(port: Int, serverChannel: Channel, serving: Task<Void, Never>) {
+    private init(port: Int, serverChannel: Channel, serving: Task<Void, Never>, stopped: NIOLockedValueBox<Bool>) {
         self.port = port
         self.serverChannel = serverChannel
         self.serving = serving
+        self.stopped = stopped
     }
 
     /// Starts listening on an ephemeral port of 127.0.0.1.
@@ -52,6 +53,7 @@ public final class LoopbackOrigin: Sendable {
             }
         let port = server.channel.localAddress?.port ?? 0
         let recorder = NIOLockedValueBox<LoopbackOrigin?>(nil)
+        let stopped = NIOLockedValueBox(false)
         let serving = Task<Void, Never> {
             // Ends when stop() closes the server channel; connection errors end only that connection.
             _ = try? await withThrowingDiscardingTaskGroup { group in
@@ -59,7 +61,7 @@ public final class LoopbackOrigin: Sendable {
                     for try await connection in connections {
                         group.addTask {
                             await Self.serve(connection, handler: handler) {
-                                recorder.withLockedValue { $0?.stopped.withLockedValue { $0 } ?? false }
+                                stopped.withLockedValue { $0 }
                             } record: { request in
                                 recorder.withLockedValue { $0?.log.withLockedValue { $0.append(request) } }
                             } recordDelivery: { delivery in
@@ -73,7 +75,7 @@ public final class LoopbackOrigin: Sendable {
                 group.cancelAll()
             }
         }
-        let origin = LoopbackOrigin(port: port, serverChannel: server.channel, serving: serving)
+        let origin = LoopbackOrigin(port: port, serverChannel: server.channel, serving: serving, stopped: stopped)
         recorder.withLockedValue { $0 = origin }
         return origin
     }

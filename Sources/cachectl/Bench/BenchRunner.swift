@@ -75,8 +75,8 @@ struct BenchRunner {
         report.readMisses = misses
         report.bytesRead = bytesRead
         latencies.sort()
-        report.readP50Microseconds = latencies.isEmpty ? 0 : latencies[latencies.count / 2]
-        report.readP99Microseconds = latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+        report.readP50Microseconds = Self.percentile(50, of: latencies)
+        report.readP99Microseconds = Self.percentile(99, of: latencies)
         memory.sample()
 
         // Evict to half, with puts of new entries issued one after another meanwhile: how long a
@@ -104,14 +104,17 @@ struct BenchRunner {
         report.evictedEntries = removed.entries
         putLatencies.sort()
         report.putsDuringEviction = putLatencies.count
-        if !putLatencies.isEmpty {
-            report.putDuringEvictionP50Milliseconds = putLatencies[putLatencies.count / 2]
-            report.putDuringEvictionP99Milliseconds = putLatencies[min(putLatencies.count - 1, putLatencies.count * 99 / 100)]
-            report.putDuringEvictionMaxMilliseconds = putLatencies.last!
-        }
+        report.putDuringEvictionP50Milliseconds = Self.percentile(50, of: putLatencies)
+        report.putDuringEvictionP99Milliseconds = Self.percentile(99, of: putLatencies)
+        report.putDuringEvictionMaxMilliseconds = putLatencies.last ?? 0
         memory.sample()
         store.close()
         return report
+    }
+
+    /// The `percent`th percentile of `sorted` (ascending); 0 when it is empty.
+    static func percentile(_ percent: Int, of sorted: [Double]) -> Double {
+        sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, sorted.count * percent / 100)]
     }
 }
 

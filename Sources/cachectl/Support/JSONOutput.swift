@@ -1,15 +1,11 @@
+import CacheArchive
 import Foundation
 
 /// The `--json` form of every report: snake_case keys in sorted order, ISO 8601 dates, pretty-printed, one
 /// document on standard output.
 enum JSONOutput {
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
+    /// The export manifest's conventions, so a script reads reports and manifests alike.
+    static func encoder() -> JSONEncoder { Manifest.encoder() }
 
     /// Prints `value` as JSON on standard output.
     static func print(_ value: some Encodable) throws {

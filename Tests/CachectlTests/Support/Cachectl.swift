@@ -23,6 +23,13 @@ enum Cachectl {
     /// `cachectl` beside the test binary (SwiftPM builds every product into the same folder).
     static var executable: URL { siblingExecutable("cachectl") }
 
+    /// `cachectl import SOURCE --path DIRECTORY --base-url BASE --max-age AGE --json`.
+    static func importFolder(_ source: URL, into directory: URL, baseURL: String, maxAge: String) async throws -> Result {
+        try await run([
+            "import", source.path, "--path", directory.path, "--base-url", baseURL, "--max-age", maxAge, "--json",
+        ])
+    }
+
     /// Runs `cachectl arguments…`; `environment` entries are added to this process's environment.
     ///
     /// Output goes to files rather than pipes, so a chatty run can never block on a full pipe,

@@ -43,9 +43,7 @@ enum Corpus {
     static func importInto(_ directory: URL, subfolder: String = "real", maxAge: String = "1d") async throws
         -> Cachectl.Result
     {
-        try await Cachectl.run([
-            "import", folder.appendingPathComponent(subfolder).path, "--path", directory.path,
-            "--base-url", "\(baseURL)/\(subfolder)", "--max-age", maxAge, "--json",
-        ])
+        try await Cachectl.importFolder(
+            folder.appendingPathComponent(subfolder), into: directory, baseURL: "\(baseURL)/\(subfolder)", maxAge: maxAge)
     }
 }

@@ -28,8 +28,6 @@ enum GeneratedImages {
     /// A cache at `directory` holding every file of `source` under ``baseURL``.
     @discardableResult
     static func importInto(_ directory: URL, from source: URL, maxAge: String = "1d") async throws -> Cachectl.Result {
-        try await Cachectl.run([
-            "import", source.path, "--path", directory.path, "--base-url", baseURL, "--max-age", maxAge, "--json",
-        ])
+        try await Cachectl.importFolder(source, into: directory, baseURL: baseURL, maxAge: maxAge)
     }
 }
