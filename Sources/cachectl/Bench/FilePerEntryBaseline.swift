@@ -19,7 +19,8 @@ struct FilePerEntryBaseline {
         try? FileManager.default.removeItem(at: folder)
         for bucket in 0..<256 {
             try FileManager.default.createDirectory(
-                at: folder.appendingPathComponent(String(format: "%02x", bucket)), withIntermediateDirectories: true)
+                at: folder.appendingPathComponent(String(format: "%02x", bucket)), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
 
         let insertStart = ContinuousClock.now
@@ -85,7 +86,7 @@ struct FilePerEntryBaseline {
     }
 
     private func write(_ data: Data, to file: String) throws {
-        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
         defer { close(descriptor) }
         _ = data.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
