@@ -34,13 +34,12 @@ struct CrashTests {
         }
         let report = try await store.verify()
         #expect(report.isClean, "cycle \(cycle): \(report.problems)")
-        let quarantined = (FileManager.default.enumerator(atPath: folder.appendingPathComponent("quarantine").path)?
-            .allObjects as? [String] ?? []).map { URL(fileURLWithPath: $0).lastPathComponent }
+        let quarantined = TestStores.quarantined(in: folder)
         if allowingQuarantinedIndex {
             // Folders named for each recovery, holding index files only: never the blob store.
-            #expect(!quarantined.contains { $0 == "blobs" || $0.hasSuffix(".mdb") }, "cycle \(cycle): the blob store was quarantined")
+            #expect(!quarantined.blobs, "cycle \(cycle): the blob store was quarantined")
         } else {
-            #expect(quarantined.isEmpty, "cycle \(cycle): the store was quarantined")
+            #expect(!quarantined.anything, "cycle \(cycle): the store was quarantined")
         }
         return generations
     }

@@ -127,7 +127,7 @@ struct PowerLossTests {
             problems.append("reading the store failed: \(error)")
         }
 
-        let movedAside = Self.quarantined(directory)
+        let movedAside = TestStores.quarantined(in: directory)
         // What each mode promises (StoreConfiguration.swift): `.full`, every put that returned;
         // `.eachCommit`, all but the last commit (the writer awaits each batch, so one commit is one
         // acknowledged batch); periodic, everything once flush.state says it was synced (no commit
@@ -176,16 +176,6 @@ struct PowerLossTests {
         else { return contents }
         let stranger = String(repeating: "0", count: boot.count)
         return Array(text.replacingOccurrences(of: boot, with: stranger).utf8)
-    }
-
-    /// Whether opening moved the blob store, or only the index, into `quarantine/`.
-    static func quarantined(_ directory: URL) -> (blobs: Bool, index: Bool) {
-        let quarantine = directory.appendingPathComponent("quarantine")
-        guard let names = FileManager.default.enumerator(atPath: quarantine.path)?.allObjects as? [String] else {
-            return (false, false)
-        }
-        let files = names.map { URL(fileURLWithPath: $0).lastPathComponent }
-        return (files.contains("data.mdb") || files.contains("blobs"), files.contains { $0.hasPrefix("index.sqlite") })
     }
 }
 #endif

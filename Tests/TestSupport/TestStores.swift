@@ -19,4 +19,16 @@ public enum TestStores {
         })
         return store
     }
+
+    /// What opening moved into the store's `quarantine/`: the blob store (`blobs`, `*.mdb`), the
+    /// index (`index.sqlite*`), and whether anything at all.
+    public static func quarantined(in directory: URL) -> (blobs: Bool, index: Bool, anything: Bool) {
+        let quarantine = directory.appendingPathComponent("quarantine").path
+        let names = (FileManager.default.enumerator(atPath: quarantine)?.allObjects as? [String] ?? [])
+            .map { URL(fileURLWithPath: $0).lastPathComponent }
+        return (
+            names.contains { $0 == "blobs" || $0.hasSuffix(".mdb") }, names.contains { $0.hasPrefix("index.sqlite") },
+            !names.isEmpty
+        )
+    }
 }
