@@ -79,10 +79,12 @@ extension DurabilityTests {
         let folder = TemporaryDirectory()
         let worker = try await WorkerProcess(role: "writer", directory: folder.url, seconds: 0, seed: 11)
         #expect(await worker.waitUntilReady())
-        // Keep it writing until a commit has marked the store dirty, then kill it mid-stream.
-        for _ in 0..<100 where !Self.state(folder).hasPrefix("dirty") {
+        // Keep it writing until a put has returned (the marker goes dirty before the first
+        // commit, so the marker alone does not say an entry is there), then kill it mid-stream.
+        for _ in 0..<1_500 where !worker.output.contains("\nack ") {
             try await Task.sleep(for: .milliseconds(20))
         }
+        try #require(worker.output.contains("\nack "), "the writer acknowledged no put in 30 s: \(worker.errors)")
         await worker.kill()
         #expect(Self.state(folder) == "dirty \(FlushMarker.currentBootID())")
         let store = try PersistentStore(directory: folder.url)

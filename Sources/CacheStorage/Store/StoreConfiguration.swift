@@ -64,10 +64,12 @@ public enum Durability: Sendable, Hashable {
     /// At any other moment a power loss loses nothing. The default, every second: twice the insert
     /// rate of ``eachCommit`` on a disk that syncs at 250 MB/s.
     case periodic(interval: Duration)
-    /// Each group commit syncs its data pages (`fdatasync`) before its puts return; the metadata
-    /// page is synced lazily. A power loss may undo the last commit but never damages the store.
+    /// Each group commit is on stable storage before its puts return (its pages synced, then the
+    /// page that records the commit): a put that returned survives a power loss. Puts from
+    /// concurrent tasks share a commit and its syncs.
     case eachCommit
-    /// Every commit is fully synchronous: a put that returned survives a power loss. The slowest.
+    /// The same promise and, in this version, the same syncs as ``eachCommit``: the mode to name
+    /// when a put that returned must survive a power loss whatever a later version tunes.
     case full
 
     /// Periodic flushing every second.

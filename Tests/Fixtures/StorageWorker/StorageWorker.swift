@@ -57,7 +57,13 @@ struct StorageWorker {
                 FileHandle.standardOutput.write(Data("check ok=\(ok) errors=\(errors)\n".utf8))
                 exit(errors == 0 ? 0 : 1)
             }
-            while Date() < deadline && ok < batchLimit {
+            // STORAGE_WORKER_LANES=N: a writer puts from N tasks at once, each on its own keys
+            // (so each key's acknowledgements stay ordered), to keep the writer's queue non-empty.
+            let lanes = environment["STORAGE_WORKER_LANES"].flatMap(Int.init) ?? 1
+            if role == "writer" && lanes > 1 {
+                (ok, errors) = await writeInLanes(store, lanes: lanes, batches: batchLimit, until: deadline, seed: seed)
+            }
+            while lanes == 1 && Date() < deadline && ok < batchLimit {
                 if pause > 0 { try? await Task.sleep(for: .milliseconds(pause)) }
                 do {
                     switch role {
@@ -102,21 +108,23 @@ struct StorageWorker {
         }
     }
 
-    static func randomKey(_ random: inout SeededRandom) -> String {
+    static func randomKey(_ random: inout SeededRandom, prefix: String = "shared") -> String {
         let number = Int(random.next() % UInt64(keySpace))
         // Length is a function of the number, so each key names exactly one payload.
         let length = smallEntries ? 256 + (number * 7_919) % (8 * 1024) : 512 + (number * 7_919) % (64 * 1024)
-        return TestPayload.key(prefix: "shared", number: number, length: length)
+        return TestPayload.key(prefix: prefix, number: number, length: length)
     }
 
     /// Puts a batch of a new generation and, once it has committed, prints `ack GEN KEY…` (one
     /// line, one write(2)), so a test knows exactly which puts a kill must not lose.
-    static func write(_ store: PersistentStore, _ random: inout SeededRandom, generation: inout UInt64) async throws {
+    static func write(
+        _ store: PersistentStore, _ random: inout SeededRandom, generation: inout UInt64, prefix: String = "shared"
+    ) async throws {
         generation += 1
         let count = 1 + Int(random.next() % 8)
         var keys: [String] = []
         for _ in 0..<count {
-            let key = randomKey(&random)
+            let key = randomKey(&random, prefix: prefix)
             if !keys.contains(key) { keys.append(key) }
         }
         let entries = keys.map { key in
@@ -128,12 +136,40 @@ struct StorageWorker {
         FileHandle.standardOutput.write(Data("ack \(generation) \(keys.joined(separator: " "))\n".utf8))
         if random.next() % 4 == 0 {
             // New attributes, same bytes: the generation (in the entity tag) stays.
-            let key = randomKey(&random)
+            let key = randomKey(&random, prefix: prefix)
             if let metadata = try store.metadata(for: key) {
                 var attributes = metadata.attributes
                 attributes.contentType = "image/x-updated"
                 _ = try await store.updateAttributes(for: key, to: attributes)
             }
+        }
+    }
+
+    /// `lanes` tasks putting `batches` batches between them, each with its own keys, generations
+    /// and random sequence; returns the batches acknowledged and the errors.
+    static func writeInLanes(
+        _ store: PersistentStore, lanes: Int, batches: Int, until deadline: Date, seed: UInt64
+    ) async -> (ok: Int, errors: Int) {
+        await withTaskGroup(of: (Int, Int).self) { group in
+            for lane in 0..<lanes {
+                group.addTask {
+                    var random = SeededRandom(seed: seed &+ UInt64(lane))
+                    var generation = (seed << 32) | (UInt64(lane) << 24)
+                    var ok = 0
+                    var errors = 0
+                    while Date() < deadline && ok < batches / lanes {
+                        do {
+                            try await write(store, &random, generation: &generation, prefix: "lane\(lane)")
+                            ok += 1
+                        } catch {
+                            errors += 1
+                            FileHandle.standardError.write(Data("writer lane \(lane): \(error)\n".utf8))
+                        }
+                    }
+                    return (ok, errors)
+                }
+            }
+            return await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
         }
     }
 
