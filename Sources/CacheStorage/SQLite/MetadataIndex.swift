@@ -357,12 +357,20 @@ final class MetadataIndex: @unchecked Sendable {
     }
 
     /// Digests to evict, expired entries first (soonest-expired first), then least recently used,
-    /// until `bytesToFree` and `entriesToFree` are both covered.
-    func evictionCandidates(bytesToFree: Int, entriesToFree: Int, now: Date) throws -> [KeyDigest] {
+    /// until `bytesToFree` and `entriesToFree` are both covered, or, once `slice` are chosen,
+    /// as soon as `required` is (the part an eviction slice must free, see `StoreCore.evict`).
+    func evictionCandidates(
+        bytesToFree: Int, entriesToFree: Int, now: Date,
+        atMost slice: Int = .max, unlessNeededFor required: (bytes: Int, entries: Int) = (0, 0)
+    ) throws -> [KeyDigest] {
         var chosen: [KeyDigest] = []
         var seen = Set<KeyDigest>()
         var freedBytes = 0
-        func done() -> Bool { freedBytes >= bytesToFree && chosen.count >= entriesToFree }
+        func done() -> Bool {
+            let reachedTargets = freedBytes >= bytesToFree && chosen.count >= entriesToFree
+            let reachedRequired = freedBytes >= required.bytes && chosen.count >= required.entries
+            return reachedTargets || (chosen.count >= slice && reachedRequired)
+        }
         let expired = try writer.prepare(
             "SELECT digest, byte_size FROM entries WHERE expires_at <= ? ORDER BY expires_at")
         try expired.bind(1, now.millisecondsSince1970)

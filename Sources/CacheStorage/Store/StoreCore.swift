@@ -31,6 +31,10 @@ final class StoreCore: Sendable {
     /// The journal sequence last mirrored into SQLite: entries at or below it may be trimmed.
     let appliedSequence: Locked<UInt64>
     private let lastIdleMaintenance = Locked(Date())
+    /// Set on the writer thread while an eviction runs in slices (see `evict`).
+    private let evictionRunning = Locked(false)
+    /// The low-water marks a batch's eviction is to go on to, once the batch has returned.
+    private let evictionDue = Locked<(bytes: Int?, entries: Int?)?>(nil)
     /// Writer-thread bookkeeping for periodic durability: when LMDB was last synced, and whether
     /// this process has committed since.
     private let flushState = Locked((last: ContinuousClock.now, pending: false))
@@ -108,19 +112,24 @@ final class StoreCore: Sendable {
 
     // MARK: Batches
 
+    /// Commits the batch's leading puts, updates and removals as one group, then runs the next
+    /// operation on its own; what follows goes back to the head of the queue first, so an eviction
+    /// that commits queued puts between its slices takes them in the order they were queued.
     private func process(_ batch: [StoreWriter.Pending]) {
-        var group: [StoreWriter.Pending] = []
-        for item in batch {
-            switch item.operation {
-            case .put, .update, .remove, .removeIfDamaged:
-                group.append(item)
-            default:
-                runGroup(group)
-                group.removeAll()
-                run(item)
+        let group = batch.prefix { Self.commitsInGroup($0.operation) }
+        runGroup(Array(group))
+        let rest = batch.dropFirst(group.count)
+        if let next = rest.first {
+            writer.putBack(Array(rest.dropFirst()))
+            run(next)
+        }
+        if let lowWater = evictionDue.withLock({ due in defer { due = nil }; return due }) {
+            do {
+                _ = try evict(toBytes: lowWater.bytes, toEntries: lowWater.entries)
+            } catch {
+                space.warnOnce("evict", "Eviction failed", error: error)
             }
         }
-        runGroup(group)
     }
 
     /// Commits many puts, updates and removals as one LMDB transaction, then mirrors and enforces limits.
@@ -327,7 +336,10 @@ final class StoreCore: Sendable {
 
     // MARK: Limits
 
-    /// Evicts down to the low-water marks when a limit is passed; runs after every batch.
+    /// Brings the store back within its limits when a batch passed one, before the batch's
+    /// operations return; runs after every batch. What remains down to the low-water marks is
+    /// left in `evictionDue`, for `process` to run once they have returned (in slices, see
+    /// `evict`). During an eviction's slices it evicts only what the batch put over the limits.
     private func enforceLimits() {
         do {
             let totals = try index.totals(on: index.writer)
@@ -336,9 +348,17 @@ final class StoreCore: Sendable {
             let overBytes = totals.bytes > limit.bytes
             let overEntries = configuration.entryLimit.map { totals.entries > $0 } ?? false
             guard overBytes || overEntries else { return }
-            _ = try evict(
-                toBytes: overBytes ? Int(Double(limit.bytes) * configuration.lowWaterFraction) : nil,
-                toEntries: overEntries ? configuration.entryLowWater : nil)
+            let limits = (bytes: overBytes ? limit.bytes : nil, entries: overEntries ? configuration.entryLimit : nil)
+            if evictionRunning.withLock({ $0 }) {
+                _ = try evictSlice(toBytes: limits.bytes, toEntries: limits.entries, mustReach: limits)
+                return
+            }
+            let lowWater = (
+                bytes: overBytes ? Int(Double(limit.bytes) * configuration.lowWaterFraction) : nil,
+                entries: overEntries ? configuration.entryLowWater : nil)
+            if try evictSlice(toBytes: lowWater.bytes, toEntries: lowWater.entries, mustReach: limits).more {
+                evictionDue.withLock { $0 = lowWater }
+            }
         } catch {
             space.warnOnce("evict", "Eviction failed", error: error)
         }
@@ -356,15 +376,63 @@ final class StoreCore: Sendable {
     }
 
     /// Removes expired, then least recently used entries until both targets hold.
+    ///
+    /// In slices of at most ``evictionSliceEntries`` entries, each its own transaction: between
+    /// two slices the writer commits the puts, updates and removals queued meanwhile (those at
+    /// the head of the queue, so nothing overtakes an operation queued before it), so a put
+    /// issued during a mass eviction waits for one slice, not for the whole eviction. The
+    /// order holds across slices: each slice takes the first victims of what is left.
     func evict(toBytes byteTarget: Int?, toEntries entryTarget: Int?) throws -> WriteOutcome {
+        evictionRunning.withLock { $0 = true }
+        defer { evictionRunning.withLock { $0 = false } }
+        var entries = 0
+        var bytes = 0
+        while true {
+            let slice = try evictSlice(toBytes: byteTarget, toEntries: entryTarget, mustReach: (nil, nil))
+            entries += slice.entries
+            bytes += slice.bytes
+            guard slice.more else { break }
+            let queued = writer.takeQueued { StoreCore.commitsInGroup($0) }
+            if !queued.isEmpty { runGroup(queued) }
+        }
+        return .removed(entries: entries, bytes: bytes)
+    }
+
+    /// The most entries one eviction slice removes, unless more are needed to bring the store
+    /// back within its limits (see `evict`). About 30 ms of small-entry deletions here.
+    static let evictionSliceEntries = 1024
+
+    /// Whether the operation is one of those a group commit runs together.
+    static func commitsInGroup(_ operation: WriteOperation) -> Bool {
+        switch operation {
+        case .put, .update, .remove, .removeIfDamaged: true
+        default: false
+        }
+    }
+
+    /// One slice of an eviction: up to ``evictionSliceEntries`` victims toward the targets, and
+    /// however many it takes to reach `mustReach` (the limits a batch has just passed).
+    private func evictSlice(
+        toBytes byteTarget: Int?, toEntries entryTarget: Int?, mustReach: (bytes: Int?, entries: Int?)
+    ) throws -> (entries: Int, bytes: Int, more: Bool) {
         try synchronizeIndexThrowing()
         let totals = try index.totals(on: index.writer)
         let bytesToFree = byteTarget.map { max(0, totals.bytes - $0) } ?? 0
         let entriesToFree = entryTarget.map { max(0, totals.entries - $0) } ?? 0
-        guard bytesToFree > 0 || entriesToFree > 0 else { return .removed(entries: 0, bytes: 0) }
+        guard bytesToFree > 0 || entriesToFree > 0 else { return (0, 0, false) }
+        let bytesRequired = mustReach.bytes.map { max(0, totals.bytes - $0) } ?? 0
+        let entriesRequired = mustReach.entries.map { max(0, totals.entries - $0) } ?? 0
         let victims = try index.evictionCandidates(
-            bytesToFree: bytesToFree, entriesToFree: entriesToFree, now: Date())
-        guard !victims.isEmpty else { return .removed(entries: 0, bytes: 0) }
+            bytesToFree: bytesToFree, entriesToFree: entriesToFree, now: Date(),
+            atMost: Self.evictionSliceEntries, unlessNeededFor: (bytesRequired, entriesRequired))
+        guard !victims.isEmpty else { return (0, 0, false) }
+        guard case let .removed(entries, bytes) = try removeInOneSlice(victims) else { return (0, 0, false) }
+        let more = entries > 0 && (bytes < bytesToFree || entries < entriesToFree)
+        return (entries, bytes, more)
+    }
+
+    /// Deletes `victims` from LMDB and their rows from the index, the index committing last.
+    private func removeInOneSlice(_ victims: [KeyDigest]) throws -> WriteOutcome {
         // The index rows go on a second thread while LMDB deletes the records on this one. SQLite
         // commits only after LMDB has: a crash in between leaves rows that the next catch-up
         // removes, never an entry without its row.

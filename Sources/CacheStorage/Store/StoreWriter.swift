@@ -66,6 +66,24 @@ final class StoreWriter: @unchecked Sendable {
         return try result.withLock { $0! }.get()
     }
 
+    /// Takes the operations at the head of the queue that satisfy `include`, up to the first that
+    /// does not (so nothing overtakes an operation queued before it) and up to `maxBatchBytes`.
+    /// For the writer thread, to commit them in the middle of a long operation.
+    func takeQueued(where include: (WriteOperation) -> Bool) -> [Pending] {
+        condition.lock()
+        defer { condition.unlock() }
+        let eligible = pending.prefix { include($0.operation) }.count
+        return takeBatch(upTo: eligible)
+    }
+
+    /// Returns operations taken in a batch but not run to the head of the queue, in their order.
+    func putBack(_ operations: [Pending]) {
+        guard !operations.isEmpty else { return }
+        condition.lock()
+        pending.insert(contentsOf: operations, at: 0)
+        condition.unlock()
+    }
+
     /// Asks for a pass with no operations (to persist recorded reads).
     func wake() {
         condition.lock()
@@ -91,12 +109,15 @@ final class StoreWriter: @unchecked Sendable {
             }
             let batch = takeBatch()
             let idle = batch.isEmpty
-            let finished = stopping && pending.isEmpty
             wakeRequested = false
             condition.unlock()
 
             process?(batch, idle)
 
+            // Checked after the pass: it may have put operations back (see `putBack`).
+            condition.lock()
+            let finished = stopping && pending.isEmpty
+            condition.unlock()
             if finished {
                 condition.lock()
                 // The handler captures the store's core, which owns this writer: dropping it breaks
@@ -110,11 +131,12 @@ final class StoreWriter: @unchecked Sendable {
         }
     }
 
-    /// Takes operations up to `maxBatchBytes` of put data (at least one). Called with the lock held.
-    private func takeBatch() -> [Pending] {
+    /// Takes operations up to `maxBatchBytes` of put data (at least one, when `upTo` allows).
+    /// Called with the lock held.
+    private func takeBatch(upTo limit: Int = .max) -> [Pending] {
         var bytes = 0
         var count = 0
-        for item in pending {
+        for item in pending.prefix(limit) {
             let size = item.operation.payloadBytes
             if count > 0 && bytes + size > maxBatchBytes { break }
             bytes += size
