@@ -421,6 +421,17 @@ final class BlobStore: @unchecked Sendable {
         }
     }
 
+    /// Writes LMDB's dirty pages to disk without marking the store flushed: for a thread beside
+    /// the writer, so that the next marked ``sync()`` finds little left to write. A failure is
+    /// left to that sync to report.
+    func writeBack() {
+        if isReadOnly { return }
+        mapLock.withReadLock {
+            guard (try? ensureOpen()) != nil else { return }
+            _ = mdb_env_sync(environment, 1)
+        }
+    }
+
     /// Clears reader slots left by processes that died inside a read transaction.
     func clearStaleReaders() {
         mapLock.withReadLock {

@@ -27,6 +27,8 @@ final class MetadataIndex: @unchecked Sendable {
     let path: String
     let writer: SQLiteConnection
     private let reader: Locked<SQLiteConnection>
+    /// The connection `checkpointBesideWriter` uses, opened at its first use.
+    private let checkpointer = Locked<SQLiteConnection?>(nil)
 
     /// Where the index lives and how it is opened.
     enum Location {
@@ -177,9 +179,9 @@ final class MetadataIndex: @unchecked Sendable {
     /// Passive: never waits for readers, in this process or another.
     /// With `truncating`, the log file is also cut back to nothing when no reader is in it (for a
     /// volume short of space, where the log's size counts against the store).
-    func checkpointIfLarge(thresholdBytes: Int = 4 << 20, truncating: Bool = false) {
+    func checkpointIfLarge(thresholdBytes: Int, truncating: Bool = false) {
         guard isPersistent else { return }
-        let walSize = URL(fileURLWithPath: path + "-wal").fileSize ?? 0
+        let walSize = logBytes
         guard walSize > thresholdBytes, walSize > 0 else { return }
         try? writer.execute("PRAGMA wal_checkpoint(PASSIVE)")
         if truncating {
@@ -190,7 +192,22 @@ final class MetadataIndex: @unchecked Sendable {
         }
     }
 
+    /// The write-ahead log's size on disk.
+    var logBytes: Int { URL(fileURLWithPath: path + "-wal").fileSize ?? 0 }
+
+    /// A passive checkpoint on a connection of its own, for a thread beside the writer (see
+    /// ``BackgroundWriteback``): it copies what no reader still needs and never blocks the writer.
+    func checkpointBesideWriter() {
+        guard isPersistent else { return }
+        checkpointer.withLock { connection in
+            if connection == nil { connection = try? SQLiteConnection(path: path) }
+            // Busy (another process checkpointing) or failed: the writer's next request retries.
+            try? connection?.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        }
+    }
+
     func close() {
+        checkpointer.withLock { $0?.close() }
         if isPersistent { try? writer.execute("PRAGMA wal_checkpoint(PASSIVE)") }
         writer.close()
         reader.withLock { $0.close() }

@@ -13,6 +13,8 @@ final class StoreCore: Sendable {
     let index: MetadataIndex
     let accessLog = AccessLog()
     let writer: StoreWriter
+    /// Checkpoints and write-back the writer asks for without waiting on them.
+    let writeback = BackgroundWriteback()
     /// Held shared for the core's life, so compaction can tell whether another process is using
     /// the store (nil for a read-only store that could not open it).
     let usersLock: FileLock?
@@ -90,6 +92,12 @@ final class StoreCore: Sendable {
         writer.start { [self] batch, idle in
             if idle { idlePass() } else { process(batch) }
         }
+        writeback.start { [blobs, index] job in
+            switch job {
+            case .checkpointIndex: index.checkpointBesideWriter()
+            case .writeBackBlobs: blobs.writeBack()
+            }
+        }
     }
 
     var isReadOnly: Bool { readOnlyReason != nil }
@@ -101,6 +109,7 @@ final class StoreCore: Sendable {
 
     func close() {
         writer.stop()
+        writeback.stop()
         // The next process to open this store may find the disk full and need the reserve to open
         // and purge: a reserve given up during a full disk is taken back now if there is room,
         // whether or not the periodic attempt was due.
@@ -193,13 +202,18 @@ final class StoreCore: Sendable {
         checkpointIndexIfLarge()
     }
 
+    /// Keeps the index's write-ahead log short: beside the writer normally; on the writer, and
+    /// truncating the log, when free space binds (the log takes volume space too).
     private func checkpointIndexIfLarge() {
         if spaceIsTight.withLock({ $0 }) {
             index.checkpointIfLarge(thresholdBytes: 256 << 10, truncating: true)
-        } else {
-            index.checkpointIfLarge()
+        } else if index.logBytes > Self.indexLogCheckpointBytes {
+            writeback.request(.checkpointIndex)
         }
     }
+
+    /// The write-ahead log size past which the index is checkpointed.
+    static let indexLogCheckpointBytes = 4 << 20
 
     /// Runs a write that frees space; when it fails for lack of space, gives up the space reserve
     /// and runs it once more (LMDB copies the pages a deletion changes, so even that needs room).
@@ -392,6 +406,9 @@ final class StoreCore: Sendable {
             entries += slice.entries
             bytes += slice.bytes
             guard slice.more else { break }
+            // A slice dirties many pages; in periodic durability they would all wait for the
+            // next marked flush, on this thread. Written back beside it, that flush stays short.
+            if case .periodic = configuration.durability { writeback.request(.writeBackBlobs) }
             let queued = writer.takeQueued { StoreCore.commitsInGroup($0) }
             if !queued.isEmpty { runGroup(queued) }
         }
