@@ -46,7 +46,8 @@ let package = Package(
         .executableTarget(
             name: "cachectl",
             dependencies: [
-                "CacheStorage", "ImageCache", "CacheArchive",
+                // CLMDB for the bench's raw-LMDB baseline only.
+                "CacheStorage", "ImageCache", "CacheArchive", "CLMDB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -41,6 +41,35 @@ struct BenchTests {
         #expect(report.peakRssMb > 0 && report.peakFileRssMb > 0)
     }
 
+    struct BaselineRun: Decodable {
+        struct Floor: Decodable {
+            var insert: Double
+            var read: Double
+        }
+        var store: Report
+        var filePerEntry: Report
+        var rawLmdb: Report
+        var ratiosRawLmdb: Floor
+    }
+
+    @Test("--baseline runs the same workload on files and into raw LMDB, reads every key back from each, and gives the ratios")
+    func baselines() async throws {
+        let folder = TemporaryDirectory("bench-baseline")
+        let store = folder.url.appendingPathComponent("store")
+        let run = try await Cachectl.run([
+            "bench", "--path", store.path, "--entries", "300", "--reads", "300", "--sizes", "tiny", "--baseline", "--json",
+        ])
+        #expect(run.status == 0, "\(run)")
+        let report = try run.json(BaselineRun.self)
+        for each in [report.store, report.filePerEntry, report.rawLmdb] {
+            #expect(each.entries == 300)
+            #expect(each.insertPerS > 0)
+            #expect(each.readMisses == 0)
+        }
+        #expect(report.ratiosRawLmdb.insert > 0 && report.ratiosRawLmdb.read > 0)
+        #expect(!FileManager.default.fileExists(atPath: store.path), "the benchmark left its files behind")
+    }
+
     @Test("an unknown size mix is refused with the choices")
     func unknownSizes() async throws {
         let folder = TemporaryDirectory("bench-sizes")

@@ -72,5 +72,12 @@ struct BenchReport {
             + "\"evict\": \(ratio(baseline.evictMilliseconds, evictMilliseconds))}"
     }
 
+    /// The fractions of a floor's speed this report reaches (raw LMDB: inserts and reads only).
+    func ratios(toFloor floor: BenchReport) -> String {
+        func ratio(_ mine: Double, _ theirs: Double) -> String { format(theirs > 0 ? mine / theirs : 0, 2) }
+        return "{\"insert\": \(ratio(insertsPerSecond, floor.insertsPerSecond)), "
+            + "\"read\": \(ratio(readsPerSecond, floor.readsPerSecond))}"
+    }
+
     private func format(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
 }
