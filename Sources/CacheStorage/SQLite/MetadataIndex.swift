@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// A change to the `totals` row, summed over a transaction.
 struct TotalsChange {
@@ -29,6 +30,12 @@ final class MetadataIndex: @unchecked Sendable {
     private let reader: Locked<SQLiteConnection>
     /// The connection `checkpointBesideWriter` uses, opened at its first use.
     private let checkpointer = Locked<SQLiteConnection?>(nil)
+    /// Frames in the write-ahead log after this process's last commit (SQLite's WAL hook reports it).
+    private let framesInLog = Atomic<Int>(0)
+    /// Frames the last checkpoint copied back: those below it cost nothing to keep.
+    private let framesCheckpointed = Atomic<Int>(0)
+    /// Bytes per frame (a page), read once at open.
+    private let pageBytes: Int
 
     /// Where the index lives and how it is opened.
     enum Location {
@@ -97,6 +104,7 @@ final class MetadataIndex: @unchecked Sendable {
             _ = try writer.scalar("SELECT count(*) FROM mirror_state")
             _ = try writer.scalar("SELECT entries FROM totals")
             self.writer = writer
+            pageBytes = try Int(writer.scalar("PRAGMA page_size") ?? 4096)
             switch location {
             case .file:
                 let reader = try SQLiteConnection(path: path)
@@ -115,6 +123,7 @@ final class MetadataIndex: @unchecked Sendable {
                 self.reader = Locked(writer)
                 isPersistent = false
             }
+            if isPersistent { watchLog() }
         } catch let failure as OpenFailure {
             throw failure
         } catch let StorageError.sqlite(operation, code, message) {
@@ -128,6 +137,21 @@ final class MetadataIndex: @unchecked Sendable {
         } catch {
             throw .failed(error as? StorageError ?? .sqlite(operation: "open", code: -1, message: "\(error)"))
         }
+    }
+
+    /// Has SQLite report the log's length after each of the writer's commits (``uncheckpointedLogBytes``).
+    /// Unretained: `close` removes the hook before the index can go away.
+    private func watchLog() {
+        sqlite3_wal_hook(writer.handle, { context, _, _, frames in
+            let index = Unmanaged<MetadataIndex>.fromOpaque(context!).takeUnretainedValue()
+            // Fewer frames than before: the log restarted from its beginning, and what the last
+            // checkpoint copied is behind it. (A checkpoint that ends just after a restart may
+            // record its count late: the next checkpoint then comes at most one threshold late.)
+            if Int(frames) < index.framesInLog.exchange(Int(frames), ordering: .relaxed) {
+                index.framesCheckpointed.store(0, ordering: .relaxed)
+            }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     private static func immutableURI(_ path: String) -> String {
@@ -195,19 +219,37 @@ final class MetadataIndex: @unchecked Sendable {
     /// The write-ahead log's size on disk.
     var logBytes: Int { URL(fileURLWithPath: path + "-wal").fileSize ?? 0 }
 
+    /// Bytes written to the write-ahead log, as of this process's last commit, that no checkpoint
+    /// has copied back yet. The file's size cannot tell: SQLite reuses a checkpointed log from its
+    /// start without shrinking it, so a log once past a threshold would stay past it.
+    var uncheckpointedLogBytes: Int {
+        max(0, framesInLog.load(ordering: .relaxed) - framesCheckpointed.load(ordering: .relaxed)) * pageBytes
+    }
+
     /// A passive checkpoint on a connection of its own, for a thread beside the writer (see
     /// ``BackgroundWriteback``): it copies what no reader still needs and never blocks the writer.
     func checkpointBesideWriter() {
         guard isPersistent else { return }
         checkpointer.withLock { connection in
-            if connection == nil { connection = try? SQLiteConnection(path: path) }
+            if connection == nil {
+                connection = try? SQLiteConnection(path: path)
+                // A connection learns the file is in WAL mode when it first reads it; until then
+                // a checkpoint call reports "not in WAL mode" and copies nothing.
+                _ = try? connection?.scalar("PRAGMA journal_mode")
+            }
             // Busy (another process checkpointing) or failed: the writer's next request retries.
-            try? connection?.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            guard let handle = connection?.handle else { return }
+            var frames: Int32 = 0
+            var copied: Int32 = 0
+            if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) == SQLITE_OK {
+                framesCheckpointed.store(Int(copied), ordering: .relaxed)
+            }
         }
     }
 
     func close() {
         checkpointer.withLock { $0?.close() }
+        if isPersistent { sqlite3_wal_hook(writer.handle, nil, nil) }
         if isPersistent { try? writer.execute("PRAGMA wal_checkpoint(PASSIVE)") }
         writer.close()
         reader.withLock { $0.close() }

@@ -207,7 +207,7 @@ final class StoreCore: Sendable {
     private func checkpointIndexIfLarge() {
         if spaceIsTight.withLock({ $0 }) {
             index.checkpointIfLarge(thresholdBytes: 256 << 10, truncating: true)
-        } else if index.logBytes > Self.indexLogCheckpointBytes {
+        } else if index.uncheckpointedLogBytes > Self.indexLogCheckpointBytes {
             writeback.request(.checkpointIndex)
         }
     }
