@@ -34,6 +34,8 @@ final class MetadataIndex: @unchecked Sendable {
     private let framesInLog = Atomic<Int>(0)
     /// Frames the last checkpoint copied back: those below it cost nothing to keep.
     private let framesCheckpointed = Atomic<Int>(0)
+    /// Checkpoints `checkpointBesideWriter` has run, for tests of how often the writer asks.
+    let checkpointsBesideWriter = Atomic<Int>(0)
     /// Bytes per frame (a page), read once at open.
     private let pageBytes: Int
 
@@ -239,6 +241,7 @@ final class MetadataIndex: @unchecked Sendable {
             }
             // Busy (another process checkpointing) or failed: the writer's next request retries.
             guard let handle = connection?.handle else { return }
+            checkpointsBesideWriter.add(1, ordering: .relaxed)
             var frames: Int32 = 0
             var copied: Int32 = 0
             if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) == SQLITE_OK {
