@@ -1,5 +1,6 @@
 import CacheStorage
 import Foundation
+import Logging
 
 extension ImagePipeline {
     /// What a pipeline fetches through, where it caches, and its limits.
@@ -30,6 +31,8 @@ extension ImagePipeline {
         /// The cache key for a URL when the request gives none; nil (the default) keys by the whole
         /// URL. Use it to drop a signed URL's token, for example.
         public var cacheKey: (@Sendable (URL) -> String)?
+        /// Where the pipeline and its HTTP cache say what went wrong (each cause once).
+        public var logger = Logger(label: "ImageCache.ImagePipeline")
 
         /// The defaults, with `diskCache` for persistent requests.
         public init(diskCache: PersistentStore? = nil) {

@@ -23,10 +23,25 @@ public final class ImagePipeline: Sendable {
     /// HTTP caching over the disk tier; the pipeline's memory tier sits in front of it.
     let http: HTTPCache
     private let background = BackgroundWork()
+    /// Whether a persistent request has met this pipeline without a disk cache (said once).
+    private let saidMemoryOnly = Mutex(false)
+
+    /// Why this pipeline has no disk cache although it was made to have one (``shared``: the
+    /// store at `PersistentStore.defaultDirectory` could not be opened); nil otherwise. Such a
+    /// pipeline keeps persistent images in memory only.
+    public let diskCacheUnavailable: StorageError?
 
     /// Creates a pipeline.
-    public init(configuration: Configuration = Configuration()) {
+    ///
+    /// Give ``Configuration/diskCache`` a store for ``CachePolicy/persistent(_:)`` requests (the
+    /// default policy) to outlive the process, or use ``shared``, which has one.
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, diskCacheUnavailable: nil)
+    }
+
+    init(configuration: Configuration, diskCacheUnavailable: StorageError?) {
         self.configuration = configuration
+        self.diskCacheUnavailable = diskCacheUnavailable
         memory = MemoryCache(costLimit: configuration.memoryCostLimit, countLimit: configuration.memoryCountLimit)
         var http = HTTPCache.Configuration(store: configuration.diskCache, transport: configuration.transport)
         http.maxConcurrentFetches = configuration.maxConcurrentFetches
@@ -35,6 +50,7 @@ public final class ImagePipeline: Sendable {
         http.requestTimeout = configuration.requestTimeout
         http.credentialedResponses = configuration.credentialedResponses
         if let cacheKey = configuration.cacheKey { http.cacheKey = cacheKey }
+        http.logger = configuration.logger
         self.http = HTTPCache(configuration: http)
     }
 
@@ -46,7 +62,7 @@ public final class ImagePipeline: Sendable {
     /// - Throws: ``ImageLoadError``.
     public nonisolated(nonsending) func image(
         for request: ImageRequest, progress: (@Sendable (_ receivedBytes: Int, _ expectedBytes: Int?) -> Void)? = nil
-    ) async throws -> ImageResponse {
+    ) async throws(ImageLoadError) -> ImageResponse {
         let cacheKey = memoryKey(for: request)
         if let hit = memoryHit(for: request, cacheKey: cacheKey) { return hit }
         return try await loadBeyondMemory(request, cacheKey: cacheKey, progress: progress)
@@ -57,7 +73,7 @@ public final class ImagePipeline: Sendable {
     @concurrent
     private func loadBeyondMemory(
         _ request: ImageRequest, cacheKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
-    ) async throws -> ImageResponse {
+    ) async throws(ImageLoadError) -> ImageResponse {
         if let hit = diskHit(for: request, cacheKey: cacheKey) { return hit }
         return try await coalescedLoad(request, cacheKey: cacheKey, progress: progress)
     }
@@ -66,7 +82,7 @@ public final class ImagePipeline: Sendable {
     /// closure, the error mapping) then costs nothing to a hit.
     private func coalescedLoad(
         _ request: ImageRequest, cacheKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
-    ) async throws -> ImageResponse {
+    ) async throws(ImageLoadError) -> ImageResponse {
         let key = InFlightLoads.Key(
             cacheKey: cacheKey.string, policy: request.policy, headers: request.headers, networkAccess: request.networkAccess)
         do {
@@ -139,8 +155,17 @@ public final class ImagePipeline: Sendable {
             memory.set(image, for: cacheKey, cost: image.cost)
             return fetched.response
         case let .persistent(override):
+            if configuration.diskCache == nil { sayMemoryOnlyOnce() }
             return try await loadPersistent(request, cacheKey: cacheKey, override: override, shared: shared)
         }
+    }
+
+    /// A persistent request on a pipeline without a disk cache is kept in memory only: said once,
+    /// so that the default request on a default pipeline does not silently persist nothing.
+    private func sayMemoryOnlyOnce() {
+        guard diskCacheUnavailable == nil, !saidMemoryOnly.withLock({ said in defer { said = true }; return said }) else { return }
+        configuration.logger.notice(
+            "A persistent request met a pipeline without a disk cache: its images are kept in memory only. Set ImagePipeline.Configuration.diskCache, or use ImagePipeline.shared.")
     }
 
     /// Fetches and validates `request` without reading or writing the HTTP cache: the policies that
