@@ -56,6 +56,21 @@ package final class NIOHTTPTransport: HTTPTransport {
             body: body, expectedLength: Self.expectedLength(head, method: request.head.method))
     }
 
+    /// A timeout, a connection closed before the response was complete, and a connection that
+    /// could not be made, refused or reset: all may go away when the request is sent again.
+    package func isTransient(_ error: any Error) -> Bool {
+        switch error {
+        case NIOHTTPTransportError.timedOut, NIOHTTPTransportError.connectionClosed: return true
+        case is NIOConnectionError: return true
+        case let error as ChannelError:
+            if case .connectTimeout = error { return true }
+            return error == .ioOnClosedChannel || error == .eof
+        case let error as IOError:
+            return [ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT, ENETUNREACH, EHOSTUNREACH].contains(error.errnoCode)
+        default: return false
+        }
+    }
+
     /// Closes every idle connection.
     package func shutdown() {
         let idle = idleConnections.withLockedValue { connections in

@@ -68,17 +68,4 @@ struct LMDBTransaction {
             operation = MDB_NEXT
         }
     }
-
-    /// The last key of `database`, copied out.
-    func lastKey(_ database: MDB_dbi) throws -> [UInt8]? {
-        var cursor: OpaquePointer?
-        try LMDBError.check(mdb_cursor_open(handle, database, &cursor), "open a cursor")
-        defer { mdb_cursor_close(cursor) }
-        var key = MDB_val()
-        var value = MDB_val()
-        let code = mdb_cursor_get(cursor, &key, &value, MDB_LAST)
-        if code == MDB_NOTFOUND { return nil }
-        try LMDBError.check(code, "find the last key")
-        return Array(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
-    }
 }

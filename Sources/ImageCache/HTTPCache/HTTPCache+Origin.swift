@@ -73,7 +73,7 @@ extension HTTPCache {
     /// a generated 504 when configured and the origin failed (RFC 9111 §4.2.4, §5.2.2.2), else the error.
     private func answerFailure(_ error: any Error, fallback: StoredEntry?, _ transaction: Transaction) throws -> HTTPCacheResponse {
         if let stale = serveStale(fallback, after: error, context: .originUnreachable, transaction) { return stale }
-        if configuration.generatesGatewayTimeout, !Task.isCancelled, case .network = HTTPCacheError(error) {
+        if configuration.generatesGatewayTimeout, !Task.isCancelled, case .network = HTTPCacheError(error, transport: configuration.transport) {
             return Self.gatewayTimeout()
         }
         throw error
@@ -93,7 +93,7 @@ extension HTTPCache {
     ) -> HTTPCacheResponse? {
         guard let candidate, !Task.isCancelled else { return nil }
         if let error {
-            switch HTTPCacheError(error) {
+            switch HTTPCacheError(error, transport: configuration.transport) {
             case .network: break
             default: return nil
             }

@@ -29,7 +29,7 @@ extension HTTPCache {
                 slot?.release()
                 let retryAfter = RetryPolicy.retryAfter(response.head.headers.firstValue(for: "Retry-After"), now: Date())
                 try await Task.sleep(for: retry.delay(afterAttempt: attempt, retryAfter: retryAfter))
-            } catch let error as URLError where error.isTransient && mayRetry {
+            } catch where mayRetry && !(error is CancellationError) && configuration.transport.isTransient(error) {
                 slot?.release()
                 try await Task.sleep(for: retry.delay(afterAttempt: attempt, retryAfter: nil))
             } catch {

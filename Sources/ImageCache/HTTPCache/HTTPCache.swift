@@ -93,7 +93,7 @@ public final class HTTPCache: Sendable {
         do {
             return try await respond(to: transaction)
         } catch {
-            throw HTTPCacheError(error)
+            throw HTTPCacheError(error, transport: configuration.transport)
         }
     }
 

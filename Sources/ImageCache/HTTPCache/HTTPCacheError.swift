@@ -44,15 +44,16 @@ public enum HTTPCacheError: Error, Sendable, CustomStringConvertible, LocalizedE
     /// The same sentence as ``description``.
     public var errorDescription: String? { description }
 
-    /// Any error met while answering a request, as the cache reports it.
-    init(_ error: any Error) {
+    /// Any error met while answering a request, as the cache reports it; `transport` says
+    /// whether a failure of its own is transient.
+    init(_ error: any Error, transport: any HTTPTransport) {
         switch error {
         case let error as HTTPCacheError: self = error
         case is CancellationError: self = .cancelled
         case let error as StorageError: self = .storage(error.description)
         case let error as URLError where error.code == .cancelled: self = .cancelled
-        case let error as URLError: self = .network(message: error.localizedDescription, transient: error.isTransient)
-        default: self = .network(message: "\(error)", transient: false)
+        case let error as URLError: self = .network(message: error.localizedDescription, transient: transport.isTransient(error))
+        default: self = .network(message: "\(error)", transient: transport.isTransient(error))
         }
     }
 }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The seam the pipeline fetches through: ``URLSessionTransport`` by default, or your own.
 ///
 /// An implementation must not cache: ``HTTPCache`` does HTTP caching itself and sends its own
@@ -9,6 +13,22 @@ public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns once the response head has arrived; the body follows as chunks.
     /// Cancelling the calling task cancels the exchange.
     func send(_ request: TransportRequest) async throws -> TransportResponse
+
+    /// Whether `error`, thrown by ``send(_:)`` or by a response body's stream, may go away if the
+    /// request is sent again: a timeout, a dropped or refused connection, a name that did not
+    /// resolve. ``HTTPCache`` retries only these (idempotent methods, as its ``RetryPolicy``
+    /// allows) and reports them as ``HTTPCacheError/network(message:transient:)`` with
+    /// `transient: true`. The default recognises `URLError`'s transient codes; a transport that
+    /// throws errors of its own says which of them are transient here.
+    func isTransient(_ error: any Error) -> Bool
+}
+
+extension HTTPTransport {
+    /// `URLError`s with a transient code (timed out, connection lost, cannot connect, not
+    /// connected, DNS failure, bad server response, resource unavailable, TLS failure); nothing else.
+    public func isTransient(_ error: any Error) -> Bool {
+        (error as? URLError)?.isTransient ?? false
+    }
 }
 
 /// A request for a transport: URL, method, headers, body, timeout.
@@ -51,7 +71,8 @@ public struct TransportResponse: Sendable {
     public var expectedLength: Int?
     /// The whole body, when the transport had all of it before handing over the head (``body``
     /// then holds the same bytes): a reader takes it without an asynchronous step per chunk.
-    var completeBody: Data?
+    /// Nil (the default) when the body is only in ``body``.
+    public var completeBody: Data?
     /// Stops the transfer; called when the reader leaves before the end (a body refused from its
     /// first bytes, or over the size limit). Set it when ending ``body``'s iteration early does not
     /// by itself stop the transfer, or the rest of the body is downloaded for nothing.
@@ -60,11 +81,12 @@ public struct TransportResponse: Sendable {
     /// Creates a response.
     public init(
         head: HTTPResponseHead, body: AsyncThrowingStream<Data, any Error>, expectedLength: Int?,
-        cancelTransfer: (@Sendable () -> Void)? = nil
+        completeBody: Data? = nil, cancelTransfer: (@Sendable () -> Void)? = nil
     ) {
         self.head = head
         self.body = body
         self.expectedLength = expectedLength
+        self.completeBody = completeBody
         self.cancelTransfer = cancelTransfer
     }
 }

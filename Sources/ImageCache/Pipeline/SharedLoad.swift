@@ -19,9 +19,6 @@ final class SharedLoad: Sendable {
 
     private let state = Mutex(State())
 
-    /// How many callers have joined this load (the first included).
-    var joinedCount: Int { state.withLock { $0.joined } }
-
     func start(_ work: Task<Void, Never>) {
         state.withLock { $0.work = work }
     }
