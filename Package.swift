@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "CacheStorage", targets: ["CacheStorage"]),
         .library(name: "ImageCache", targets: ["ImageCache"]),
+        .library(name: "ImageFormats", targets: ["ImageFormats"]),
         // A scriptable HTTP/1.1 origin on 127.0.0.1, for tests and benchmarks of code that fetches.
         .library(name: "LoopbackOrigin", targets: ["LoopbackOrigin"]),
         .executable(name: "cachectl", targets: ["cachectl"]),
@@ -62,11 +63,14 @@ let package = Package(
             dependencies: ["CacheStorage", "TestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Fixtures/StorageWorker"
         ),
-        // The image pipeline: policies, HTTP caching, loading, format sniffing.
+        // What an image is, from its bytes alone: format sniffing, header sizes, structure walks,
+        // the validator that refuses what is not an image. Knows nothing about HTTP or storage.
+        .target(name: "ImageFormats"),
+        // The image pipeline: policies, HTTP caching, loading.
         .target(
             name: "ImageCache",
             dependencies: [
-                "CacheStorage",
+                "CacheStorage", "ImageFormats",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -103,7 +107,7 @@ let package = Package(
         ),
         // libFuzzer targets (tools/fuzz builds them with the fuzzer and address sanitizers; an
         // ordinary build makes small executables that do nothing).
-        .executableTarget(name: "fuzz-image-validator", dependencies: ["ImageCache"], path: "Sources/Fuzz/ImageValidatorFuzz"),
+        .executableTarget(name: "fuzz-image-validator", dependencies: ["ImageFormats"], path: "Sources/Fuzz/ImageValidatorFuzz"),
         .executableTarget(name: "fuzz-http-headers", dependencies: ["ImageCache"], path: "Sources/Fuzz/HTTPHeadersFuzz"),
         .executableTarget(name: "fuzz-entry-record", dependencies: ["CacheStorage"], path: "Sources/Fuzz/EntryRecordFuzz"),
         .executableTarget(name: "fuzz-manifest", dependencies: ["CacheArchive"], path: "Sources/Fuzz/ManifestFuzz"),

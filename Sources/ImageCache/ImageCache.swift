@@ -1,2 +1,6 @@
 // ImageCache: the image pipeline on top of CacheStorage — caching policies, HTTP caching
-// (RFC 9111) as a private cache, the loader, and image format sniffing.
+// (RFC 9111) as a private cache, the loader, the memory tier and the load state.
+//
+// What an image is comes from ImageFormats, re-exported: `ImageInfo`, `ImageFormat` and
+// `ImageValidator` are part of the pipeline's vocabulary, so `import ImageCache` is enough.
+@_exported import ImageFormats

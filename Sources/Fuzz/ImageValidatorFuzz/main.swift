@@ -1,7 +1,7 @@
 // libFuzzer target: every format's validation and the prefix inspection a download runs, on
 // arbitrary bytes. Built with `tools/fuzz`; an ordinary build makes a harmless executable.
 import Foundation
-import ImageCache
+import ImageFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzImageValidator(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {

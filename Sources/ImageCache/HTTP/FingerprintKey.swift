@@ -27,6 +27,6 @@ struct FingerprintKey: Sendable, Hashable {
     /// as 64 lowercase hex digits. The name is included so equal values of two fields differ.
     func fingerprint(_ value: String, field name: String) -> String {
         let message = Array(HTTPSyntax.lowercased(name).utf8) + [0] + Array(value.utf8)
-        return Hex.lowercaseDigits(HMACSHA256.authenticationCode(message, key: bytes))
+        return LowercaseHex.string(HMACSHA256.authenticationCode(message, key: bytes))
     }
 }

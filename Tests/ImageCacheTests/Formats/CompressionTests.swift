@@ -1,5 +1,5 @@
 import Foundation
-@testable import ImageCache
+@testable import ImageFormats
 import Testing
 
 /// The CRC-32 and DEFLATE code behind PNG checks and SVGZ.

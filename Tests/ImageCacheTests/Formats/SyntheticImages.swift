@@ -1,5 +1,5 @@
 import Foundation
-@testable import ImageCache
+@testable import ImageFormats
 
 /// Small images built byte by byte, for cases the corpus does not cover.
 enum SyntheticImages {

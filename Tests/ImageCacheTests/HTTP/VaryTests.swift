@@ -107,6 +107,6 @@ struct VaryTests {
     @Test("fingerprints are HMAC-SHA256 (RFC 4231, test case 2)")
     func hmacVector() {
         let code = HMACSHA256.authenticationCode(Array("what do ya want for nothing?".utf8), key: Array("Jefe".utf8))
-        #expect(Hex.lowercaseDigits(code) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        #expect(LowercaseHex.string(code) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 }
