@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "CacheStorage", targets: ["CacheStorage"]),
         .library(name: "ImageCache", targets: ["ImageCache"]),
         .library(name: "ImageFormats", targets: ["ImageFormats"]),
+        .library(name: "HTTPCaching", targets: ["HTTPCaching"]),
         // A scriptable HTTP/1.1 origin on 127.0.0.1, for tests and benchmarks of code that fetches.
         .library(name: "LoopbackOrigin", targets: ["LoopbackOrigin"]),
         .executable(name: "cachectl", targets: ["cachectl"]),
@@ -48,7 +49,7 @@ let package = Package(
             name: "cachectl",
             dependencies: [
                 // CLMDB for the bench's raw-LMDB baseline only.
-                "CacheStorage", "ImageCache", "CacheArchive", "CLMDB",
+                "CacheStorage", "ImageCache", "HTTPCaching", "ImageFormats", "CacheArchive", "CLMDB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -66,11 +67,22 @@ let package = Package(
         // What an image is, from its bytes alone: format sniffing, header sizes, structure walks,
         // the validator that refuses what is not an image. Knows nothing about HTTP or storage.
         .target(name: "ImageFormats"),
-        // The image pipeline: policies, HTTP caching, loading.
+        // A private HTTP cache (RFC 9111) for any response: the rule book, the engine over a
+        // PersistentStore and a memory tier, the transport seam and its URLSession transport.
+        // Knows nothing about images.
+        .target(
+            name: "HTTPCaching",
+            dependencies: [
+                "CacheStorage",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The image pipeline on top: policies, the memory tier of validated images, loading,
+        // the load state for UI.
         .target(
             name: "ImageCache",
             dependencies: [
-                "CacheStorage", "ImageFormats",
+                "CacheStorage", "ImageFormats", "HTTPCaching",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -91,7 +103,7 @@ let package = Package(
         .target(
             name: "CacheConformance",
             dependencies: [
-                "ImageCache", "CacheStorage", "LoopbackOrigin",
+                "HTTPCaching", "CacheStorage", "LoopbackOrigin",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -101,14 +113,14 @@ let package = Package(
         .executableTarget(
             name: "http-cache-conformance",
             dependencies: [
-                "CacheConformance", "ImageCache",
+                "CacheConformance", "HTTPCaching",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // libFuzzer targets (tools/fuzz builds them with the fuzzer and address sanitizers; an
         // ordinary build makes small executables that do nothing).
         .executableTarget(name: "fuzz-image-validator", dependencies: ["ImageFormats"], path: "Sources/Fuzz/ImageValidatorFuzz"),
-        .executableTarget(name: "fuzz-http-headers", dependencies: ["ImageCache"], path: "Sources/Fuzz/HTTPHeadersFuzz"),
+        .executableTarget(name: "fuzz-http-headers", dependencies: ["HTTPCaching"], path: "Sources/Fuzz/HTTPHeadersFuzz"),
         .executableTarget(name: "fuzz-entry-record", dependencies: ["CacheStorage"], path: "Sources/Fuzz/EntryRecordFuzz"),
         .executableTarget(name: "fuzz-manifest", dependencies: ["CacheArchive"], path: "Sources/Fuzz/ManifestFuzz"),
         // Helpers every test target shares: temporary folders, the ../shared corpus.
@@ -124,7 +136,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheTests",
-            dependencies: ["ImageCache", "TestSupport", "LoopbackOrigin", "CacheConformance"]
+            dependencies: ["ImageCache", "HTTPCaching", "ImageFormats", "TestSupport", "LoopbackOrigin", "CacheConformance"]
         ),
     ],
     swiftLanguageModes: [.v6]

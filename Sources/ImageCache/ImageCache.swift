@@ -4,3 +4,6 @@
 // What an image is comes from ImageFormats, re-exported: `ImageInfo`, `ImageFormat` and
 // `ImageValidator` are part of the pipeline's vocabulary, so `import ImageCache` is enough.
 @_exported import ImageFormats
+// The HTTP cache underneath, re-exported for the same reason: requests carry `HeaderFields`,
+// the configuration takes an `HTTPTransport`, responses keep their `HTTPResponseHead`.
+@_exported import HTTPCaching

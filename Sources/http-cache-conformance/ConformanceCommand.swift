@@ -1,7 +1,7 @@
 import ArgumentParser
 import CacheConformance
 import Foundation
-import ImageCache
+import HTTPCaching
 
 /// Replays the http-tests/cache-tests cases (cases.json) against `HTTPCache` over a real loopback
 /// origin, writes the results in the suite's published format, and prints the score by kind.

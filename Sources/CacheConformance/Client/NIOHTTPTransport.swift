@@ -1,5 +1,5 @@
 import Foundation
-import ImageCache
+import HTTPCaching
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1

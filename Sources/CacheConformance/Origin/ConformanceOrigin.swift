@@ -1,5 +1,5 @@
 import Foundation
-import ImageCache
+import HTTPCaching
 import LoopbackOrigin
 import NIOConcurrencyHelpers
 

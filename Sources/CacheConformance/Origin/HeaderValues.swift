@@ -1,5 +1,5 @@
 import Foundation
-import ImageCache
+import HTTPCaching
 
 /// How the suite's origin turns a header spec into a value (`conventions.origin.header_values`).
 enum HeaderValues {

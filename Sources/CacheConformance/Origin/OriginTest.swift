@@ -1,5 +1,5 @@
 import Foundation
-import ImageCache
+import HTTPCaching
 import LoopbackOrigin
 
 /// One registered test at the origin: its config, its log, and the response headers it resolved

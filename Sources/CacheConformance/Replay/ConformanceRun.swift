@@ -1,5 +1,5 @@
 import Foundation
-import ImageCache
+import HTTPCaching
 
 /// Replays many tests at once against one origin: each test gets its own cache and resource, and
 /// up to `concurrency` run together so that the suite's real pauses overlap.

@@ -1,5 +1,5 @@
 import Foundation
-import ImageCache
+import HTTPCaching
 
 /// A response as the client received it, read the way fetch() reads it.
 struct ReceivedResponse: Sendable {

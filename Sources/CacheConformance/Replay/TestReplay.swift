@@ -1,6 +1,6 @@
 import CacheStorage
 import Foundation
-import ImageCache
+import HTTPCaching
 import NIOConcurrencyHelpers
 
 /// Replays one test against a fresh ``HTTPCache`` (a new store in a temporary folder) and a fresh

@@ -1,7 +1,7 @@
 // libFuzzer target: the HTTP field parsers (Cache-Control, dates) and the stored-response
 // decoder, on arbitrary bytes. Built with `tools/fuzz`.
 import Foundation
-import ImageCache
+import HTTPCaching
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTPHeaders(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {

@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheStorage
 import CacheArchive
 import Foundation
-import ImageCache
+import HTTPCaching
 
 /// `cachectl export`: entries as image files, with a manifest and, on request, an HTML gallery.
 struct ExportCommand: AsyncParsableCommand {

@@ -1,7 +1,8 @@
 import CacheStorage
 import CacheArchive
 import Foundation
-import ImageCache
+import HTTPCaching
+import ImageFormats
 
 /// Reads entries from the store and writes each as a file in the export folder.
 struct ExportWriter {

@@ -1,6 +1,7 @@
 import CacheArchive
 import Foundation
-import ImageCache
+import HTTPCaching
+import ImageFormats
 
 /// `index.html` of an export: the images with their key, size, format, pixels and freshness.
 ///

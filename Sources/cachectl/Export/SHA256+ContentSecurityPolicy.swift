@@ -1,5 +1,5 @@
 import Foundation
-import ImageCache
+import HTTPCaching
 
 extension SHA256 {
     /// A CSP hash source for `text` (its UTF-8 bytes): `'sha256-…'`.

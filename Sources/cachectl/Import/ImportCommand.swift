@@ -1,7 +1,7 @@
 import ArgumentParser
 import CacheStorage
 import Foundation
-import ImageCache
+import HTTPCaching
 
 /// `cachectl import`: image files, or a previous export, into entries.
 struct ImportCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import CacheStorage
 import Foundation
-import ImageCache
+import HTTPCaching
+import ImageFormats
 
 /// Validates each file and puts the accepted ones, in batches.
 struct ImportRun {

@@ -1,7 +1,7 @@
 import CacheStorage
 import CacheArchive
 import Foundation
-import ImageCache
+import HTTPCaching
 
 /// Every field of one entry, its freshness verdict and its stored response, as `show` prints them.
 struct EntryDetails: Encodable {

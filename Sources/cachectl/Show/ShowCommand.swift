@@ -1,7 +1,7 @@
 import ArgumentParser
 import CacheStorage
 import Foundation
-import ImageCache
+import HTTPCaching
 
 /// `cachectl show KEY`: everything the cache knows about one entry.
 struct ShowCommand: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import CacheArchive
 import CacheStorage
 import Foundation
-import ImageCache
+import HTTPCaching
 
 /// Whether an entry can be used as it is, and why.
 ///

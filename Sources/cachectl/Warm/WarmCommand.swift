@@ -1,7 +1,7 @@
 import ArgumentParser
 import CacheStorage
 import Foundation
-import ImageCache
+import HTTPCaching
 
 /// `cachectl warm`: fetches URLs through the image pipeline into the cache.
 struct WarmCommand: AsyncParsableCommand {

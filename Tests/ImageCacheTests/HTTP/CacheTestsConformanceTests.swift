@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import HTTPCaching
 @testable import ImageCache
 
 @Suite("http-tests/cache-tests, replayed against the evaluator")

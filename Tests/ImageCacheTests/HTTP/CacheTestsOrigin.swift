@@ -1,6 +1,7 @@
 import CacheConformance
 import Foundation
 
+@testable import HTTPCaching
 @testable import ImageCache
 
 /// The origin server of the cache tests, simulated: `conventions.origin` in cases.json.

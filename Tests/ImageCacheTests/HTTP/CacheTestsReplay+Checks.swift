@@ -1,6 +1,7 @@
 import CacheConformance
 import Foundation
 
+@testable import HTTPCaching
 @testable import ImageCache
 
 /// The harness's checks, as `conventions` in cases.json states them.

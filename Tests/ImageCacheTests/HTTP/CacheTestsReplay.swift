@@ -1,6 +1,7 @@
 import CacheConformance
 import Foundation
 
+@testable import HTTPCaching
 @testable import ImageCache
 
 /// Replays one http-tests/cache-tests case against ``CachePolicyEvaluator`` with a simulated origin

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HTTPCaching
 @testable import ImageCache
 
 @Suite("Freshness lifetime and age (RFC 9111 §4.2)")

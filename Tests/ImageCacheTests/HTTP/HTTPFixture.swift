@@ -1,5 +1,6 @@
 import Foundation
 
+@testable import HTTPCaching
 @testable import ImageCache
 
 /// Builders shared by the HTTP caching tests: a fixed clock and stored responses made the way the loader makes them.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HTTPCaching
 @testable import ImageCache
 
 @Suite("Storing, validating and updating responses (RFC 9111 §3.1, §4.3)")

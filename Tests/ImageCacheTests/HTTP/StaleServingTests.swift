@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HTTPCaching
 @testable import ImageCache
 
 @Suite("Serving stale responses (RFC 9111 §4.2.4, RFC 5861)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HTTPCaching
 @testable import ImageCache
 
 /// The freshness summary the disk tier keeps must answer exactly as parsing the headers does, for

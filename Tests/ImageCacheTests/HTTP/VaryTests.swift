@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HTTPCaching
 @testable import ImageCache
 
 @Suite("Vary matching (RFC 9111 §4.1)")

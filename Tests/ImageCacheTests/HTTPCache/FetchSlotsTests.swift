@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HTTPCaching
 @testable import ImageCache
 
 /// The limit on concurrent exchanges, alone: who gets a slot, in which order, and that none is lost.

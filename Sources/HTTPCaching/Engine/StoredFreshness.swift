@@ -8,7 +8,7 @@ import Foundation
 /// Parsing `Cache-Control`, `Date`, `Expires` and `Age` on every disk hit cost more than reading
 /// the image; computed once when the response is stored, it costs a few bytes per entry. A reader
 /// whose heuristic settings differ from the writer's computes from the headers instead.
-struct StoredFreshness: Sendable, Hashable {
+package struct StoredFreshness: Sendable, Hashable {
     /// The freshness lifetime from the headers alone, in seconds.
     var headerLifetime: Double
     /// The corrected initial age, in seconds.
@@ -17,12 +17,12 @@ struct StoredFreshness: Sendable, Hashable {
     /// The heuristic cap in seconds; infinity when there is none.
     var maximumHeuristicLifetime: Double
     /// The response names request fields in `Vary`.
-    var varies: Bool
+    package var varies: Bool
     /// The response has a `no-cache` directive, qualified or not.
-    var noCache: Bool
+    package var noCache: Bool
 
     /// The summary of `stored` under `evaluator`'s heuristic settings (its override is not applied).
-    init(_ stored: StoredResponse, evaluator: CachePolicyEvaluator) {
+    package init(_ stored: StoredResponse, evaluator: CachePolicyEvaluator) {
         var plain = evaluator
         plain.override = .none
         let directives = stored.cacheControl
@@ -37,7 +37,7 @@ struct StoredFreshness: Sendable, Hashable {
 
     /// The response's freshness under `evaluator` (its override applied), or nil when the summary
     /// was computed under other heuristic settings.
-    func facts(under evaluator: CachePolicyEvaluator, status: Int, responseTime: Date) -> FreshnessFacts? {
+    package func facts(under evaluator: CachePolicyEvaluator, status: Int, responseTime: Date) -> FreshnessFacts? {
         guard heuristicFraction == evaluator.heuristicFraction,
             maximumHeuristicLifetime == Self.seconds(evaluator.maximumHeuristicLifetime)
         else { return nil }

@@ -59,7 +59,7 @@ public struct StoredResponse: Sendable, Hashable {
     }
 
     /// ``init(response:request:requestTime:responseTime:)`` with the `Vary` fingerprints under `fingerprintKey`.
-    init(
+    package init(
         response: HTTPResponseHead, request: HTTPRequestHead, requestTime: Date, responseTime: Date,
         fingerprintKey: FingerprintKey
     ) {

@@ -30,14 +30,14 @@ public final class HTTPCache: Sendable {
     /// The configuration the cache was made with.
     public let configuration: Configuration
     let memory: MemoryCache<String, StoredEntry>?
-    let disk: DiskTier?
+    package let disk: DiskTier?
     let background = BackgroundWork()
     /// Slots for exchanges with origins, when ``Configuration/maxConcurrentFetches`` sets a limit.
     let fetchSlots: FetchSlots?
     let storageFailureLog: StorageFailureLog
     /// The key of the `Vary` fingerprints this cache stores and matches: its store's, kept beside
     /// it (`FingerprintKeyFile`), so a later process matches them too; this process's without a store.
-    let fingerprintKey: FingerprintKey
+    package let fingerprintKey: FingerprintKey
 
     /// How often the disk tier failed to store, update or remove a response (a full disk, a
     /// read-only store, an entry over the store's limits). Such a failure never fails a request:
@@ -73,7 +73,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// ``response(for:accepting:progress:)`` with a caller's memory tier in front of the cache's own.
-    func response(
+    package func response(
         for request: HTTPCacheRequest, accepting acceptor: any ResponseBodyAcceptor, progress: ProgressHandler?,
         front: FrontTier?
     ) async throws(HTTPCacheError) -> HTTPCacheResponse {

@@ -8,7 +8,7 @@ import Foundation
 /// still match and nothing stored reveals them: without the key, even a short cookie cannot be
 /// guessed from its fingerprint offline. The key must outlive the process for stored responses to
 /// match again; ``HTTPCache`` keeps one beside its store (see `FingerprintKeyFile`).
-struct FingerprintKey: Sendable, Hashable {
+package struct FingerprintKey: Sendable, Hashable {
     static let byteCount = 32
 
     let bytes: [UInt8]

@@ -49,5 +49,5 @@ public struct HTTPCacheRequest: Sendable, Hashable {
     }
 
     /// Method and headers, as the evaluator reads them.
-    var head: HTTPRequestHead { HTTPRequestHead(method: method, headers: headers) }
+    package var head: HTTPRequestHead { HTTPRequestHead(method: method, headers: headers) }
 }

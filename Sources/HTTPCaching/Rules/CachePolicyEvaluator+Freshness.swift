@@ -55,7 +55,7 @@ extension CachePolicyEvaluator {
     }
 
     /// The stored header fields with `Age: age` (whole seconds).
-    static func headers(of stored: StoredResponse, age: Double) -> HeaderFields {
+    package static func headers(of stored: StoredResponse, age: Double) -> HeaderFields {
         var headers = stored.headers
         // Clamped like any delta-seconds (§1.2.2); the NaN check keeps absurd dates from trapping.
         let wholeAge = String(
@@ -83,7 +83,7 @@ extension CachePolicyEvaluator {
         }
     }
 
-    func ageSeconds(of stored: StoredResponse, now: Date) -> Double {
+    package func ageSeconds(of stored: StoredResponse, now: Date) -> Double {
         let ageValue = Self.ageValue(stored.headers)
         let dateValue = Self.dateValue(stored)
         let apparentAge = max(0, stored.responseTime.timeIntervalSince(dateValue))

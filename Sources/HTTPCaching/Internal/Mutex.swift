@@ -23,11 +23,11 @@ import Darwin
 /// `@unchecked Sendable` is sound because `state` is only touched inside `withLock`, with `lock`
 /// held.
 @usableFromInline
-final class Mutex<State>: @unchecked Sendable {
+package final class Mutex<State>: @unchecked Sendable {
     @usableFromInline let lock: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline let state: UnsafeMutablePointer<State>
 
-    @usableFromInline init(_ initial: State) {
+    @usableFromInline package init(_ initial: State) {
         lock = .allocate(capacity: 1)
         lock.initialize(to: pthread_mutex_t())
         // A default mutex cannot fail to initialise on the platforms this builds for.
@@ -44,7 +44,7 @@ final class Mutex<State>: @unchecked Sendable {
         state.deallocate()
     }
 
-    @inlinable func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    @inlinable package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
         return try body(&state.pointee)

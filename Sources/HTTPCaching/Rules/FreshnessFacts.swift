@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Current age grows one-for-one from `responseTime`, starting at the corrected initial age, so
 /// these answers agree exactly with computing age and lifetime afresh at each instant.
-struct FreshnessFacts: Sendable, Hashable {
+package struct FreshnessFacts: Sendable, Hashable {
     /// The freshness lifetime in seconds, with any override applied.
     let lifetime: Double
     /// The corrected initial age in seconds: the age at `responseTime`.
@@ -15,17 +15,17 @@ struct FreshnessFacts: Sendable, Hashable {
     let responseTime: Date
 
     /// The current age at `now`, in seconds.
-    func age(at now: Date) -> Double {
+    package func age(at now: Date) -> Double {
         ageAtReceipt + max(0, now.timeIntervalSince(responseTime))
     }
 
     /// Whether the lifetime exceeds the age at `now`.
-    func isFresh(at now: Date) -> Bool {
+    package func isFresh(at now: Date) -> Bool {
         lifetime > age(at: now)
     }
 
     /// The instant the response becomes stale; nil when it never does.
-    var expirationDate: Date? {
+    package var expirationDate: Date? {
         guard lifetime < HTTPSeconds.maximum else { return nil }
         return responseTime.addingTimeInterval(lifetime - ageAtReceipt)
     }
