@@ -8,7 +8,7 @@ import Foundation
 /// for invalid freshness information: a response with `max-age=1.5` is stale, not fresh for ever.
 extension CacheControl {
     /// How a response's `no-cache` directive applies.
-    public enum NoCache: Sendable, Hashable {
+    package enum NoCache: Sendable, Hashable {
         /// Unqualified `no-cache`: the whole response must be validated before each reuse (§5.2.2.4).
         case all
         /// Qualified `no-cache="a, b"`: only these fields (lowercased) need validation;
@@ -17,7 +17,7 @@ extension CacheControl {
     }
 
     /// How far past its freshness a client accepts a response (`max-stale`, RFC 9111 §5.2.1.2).
-    public enum MaxStale: Sendable, Hashable {
+    package enum MaxStale: Sendable, Hashable {
         /// `max-stale` without a value: any staleness.
         case unlimited
         /// `max-stale=N`: at most this much.
@@ -27,27 +27,27 @@ extension CacheControl {
     // MARK: Response and request
 
     /// `max-age`: the freshness lifetime (response) or the oldest acceptable age (request).
-    public var maxAge: Duration? { duration("max-age") }
+    package var maxAge: Duration? { duration("max-age") }
 
     /// `no-store`: do not store any part of the request or response (§5.2.1.5, §5.2.2.5).
-    public var noStore: Bool { contains("no-store") }
+    package var noStore: Bool { contains("no-store") }
 
     /// `no-transform` (§5.2.1.6, §5.2.2.6).
-    public var noTransform: Bool { contains("no-transform") }
+    package var noTransform: Bool { contains("no-transform") }
 
     /// `stale-if-error` (RFC 5861 §4): how long past freshness the response may be used when the origin fails.
-    public var staleIfError: Duration? { duration("stale-if-error") }
+    package var staleIfError: Duration? { duration("stale-if-error") }
 
     // MARK: Response
 
     /// `s-maxage` (§5.2.2.10). Parsed for completeness; a private cache ignores it.
-    public var sharedMaxAge: Duration? { duration("s-maxage") }
+    package var sharedMaxAge: Duration? { duration("s-maxage") }
 
     /// `no-cache` in a response (§5.2.2.4): unqualified, or qualified with field names.
     ///
     /// Any unqualified occurrence wins over qualified ones, and a qualified list that names no
     /// valid field is treated as unqualified: both are the more restrictive reading.
-    public var noCache: NoCache? {
+    package var noCache: NoCache? {
         let occurrences = directives.filter { $0.name == "no-cache" }
         guard !occurrences.isEmpty else { return nil }
         var fields: [String] = []
@@ -59,41 +59,41 @@ extension CacheControl {
     }
 
     /// `must-revalidate` (§5.2.2.2): once stale, never reuse without successful validation.
-    public var mustRevalidate: Bool { contains("must-revalidate") }
+    package var mustRevalidate: Bool { contains("must-revalidate") }
 
     /// `proxy-revalidate` (§5.2.2.8): `must-revalidate` for shared caches only; ignored here.
-    public var proxyRevalidate: Bool { contains("proxy-revalidate") }
+    package var proxyRevalidate: Bool { contains("proxy-revalidate") }
 
     /// `must-understand` (§5.2.2.3): store only if the cache understands the status code.
-    public var mustUnderstand: Bool { contains("must-understand") }
+    package var mustUnderstand: Bool { contains("must-understand") }
 
     /// `public` (§5.2.2.9): cacheable even where it otherwise would not be.
-    public var isPublic: Bool { contains("public") }
+    package var isPublic: Bool { contains("public") }
 
     /// `private` (§5.2.2.7): only a private cache may store it — which this one is.
-    public var isPrivate: Bool { contains("private") }
+    package var isPrivate: Bool { contains("private") }
 
     /// `immutable` (RFC 8246): while fresh, the response will not change, so reloads need not revalidate.
-    public var isImmutable: Bool { contains("immutable") }
+    package var isImmutable: Bool { contains("immutable") }
 
     /// `stale-while-revalidate` (RFC 5861 §3): how long past freshness the response may be served
     /// while a revalidation runs in the background.
-    public var staleWhileRevalidate: Duration? { duration("stale-while-revalidate") }
+    package var staleWhileRevalidate: Duration? { duration("stale-while-revalidate") }
 
     // MARK: Request
 
     /// `max-stale` in a request (§5.2.1.2). An invalid value allows no staleness.
-    public var maxStale: MaxStale? {
+    package var maxStale: MaxStale? {
         guard let directive = first("max-stale") else { return nil }
         guard let argument = directive.argument else { return .unlimited }
         return .limit(Self.duration(argument))
     }
 
     /// `min-fresh` in a request (§5.2.1.3): the response must stay fresh at least this long.
-    public var minFresh: Duration? { duration("min-fresh") }
+    package var minFresh: Duration? { duration("min-fresh") }
 
     /// `only-if-cached` in a request (§5.2.1.7): answer from the cache or with 504.
-    public var onlyIfCached: Bool { contains("only-if-cached") }
+    package var onlyIfCached: Bool { contains("only-if-cached") }
 
     // MARK: Values
 

@@ -16,23 +16,23 @@ import Foundation
 /// directives.maxAge            // Duration?
 /// directives.noStore           // Bool
 /// ```
-public struct CacheControl: Sendable, Hashable {
+package struct CacheControl: Sendable, Hashable {
     /// One directive: a lowercased name and its argument, if it had one.
-    public struct Directive: Sendable, Hashable, CustomStringConvertible {
+    package struct Directive: Sendable, Hashable, CustomStringConvertible {
         /// The directive name, lowercased: `max-age`, `no-cache`, or an extension.
-        public let name: String
+        package let name: String
         /// The argument: a token as written, a quoted string unescaped, or (for a malformed member) the
         /// raw text after the name; nil when the directive had none.
-        public let argument: String?
+        package let argument: String?
 
         /// A directive; `name` is lowercased.
-        public init(name: String, argument: String? = nil) {
+        package init(name: String, argument: String? = nil) {
             self.name = HTTPSyntax.lowercased(name)
             self.argument = argument
         }
 
         /// The directive as it would be written, quoting the argument when it is not a token.
-        public var description: String {
+        package var description: String {
             guard let argument else { return name }
             if HTTPSyntax.isToken(argument) { return "\(name)=\(argument)" }
             let escaped = argument.replacingOccurrences(of: "\\", with: "\\\\")
@@ -42,20 +42,20 @@ public struct CacheControl: Sendable, Hashable {
     }
 
     /// Every directive in the order it appeared, repeats included.
-    public let directives: [Directive]
+    package let directives: [Directive]
 
     /// Directives given directly.
-    public init(directives: [Directive]) {
+    package init(directives: [Directive]) {
         self.directives = directives
     }
 
     /// The directives of one `Cache-Control` field value, for example `max-age=60, must-revalidate`.
-    public init(_ value: some StringProtocol) {
+    package init(_ value: some StringProtocol) {
         self.init(fieldValues: [String(value)])
     }
 
     /// The directives of several `Cache-Control` field lines, read in order as one list.
-    public init(fieldValues: some Sequence<String>) {
+    package init(fieldValues: some Sequence<String>) {
         // Each line's bytes are split and read in place: this runs for every stored response judged.
         var directives: [Directive] = []
         for value in fieldValues {
@@ -67,21 +67,21 @@ public struct CacheControl: Sendable, Hashable {
     }
 
     /// The directives of every `Cache-Control` line in `headers`.
-    public init(headers: HeaderFields) {
+    package init(headers: HeaderFields) {
         self.init(fieldValues: headers.lazy.filter { HTTPSyntax.namesEqual($0.name, "Cache-Control") }.map(\.value))
     }
 
     /// Whether no directive is present.
-    public var isEmpty: Bool { directives.isEmpty }
+    package var isEmpty: Bool { directives.isEmpty }
 
     /// Whether a directive named `name` (any case) is present.
-    public func contains(_ name: String) -> Bool {
+    package func contains(_ name: String) -> Bool {
         let name = HTTPSyntax.lowercased(name)
         return directives.contains { $0.name == name }
     }
 
     /// The first directive named `name` (any case), or nil.
-    public func first(_ name: String) -> Directive? {
+    package func first(_ name: String) -> Directive? {
         let name = HTTPSyntax.lowercased(name)
         return directives.first { $0.name == name }
     }
@@ -108,7 +108,7 @@ public struct CacheControl: Sendable, Hashable {
 
 extension CacheControl: CustomStringConvertible {
     /// The directives as one field value.
-    public var description: String {
+    package var description: String {
         directives.map(\.description).joined(separator: ", ")
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// Whether and how a stored response answers a request (RFC 9111 §4).
 extension CachePolicyEvaluator {
     /// What the cache should do with a request.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Serve the stored response (with ``CachePolicyEvaluator/headersForServing(_:now:)``).
         case useStored
         /// Serve the stale stored response now and revalidate it in the background with these
@@ -20,7 +20,7 @@ extension CachePolicyEvaluator {
     }
 
     /// Why the stored response cannot be used or validated.
-    public enum FetchReason: Sendable, Hashable {
+    package enum FetchReason: Sendable, Hashable {
         /// Nothing is stored for the request.
         case noStoredResponse
         /// The request's method is not answered from the cache (only `GET` and `HEAD` are).
@@ -43,7 +43,7 @@ extension CachePolicyEvaluator {
     ///    within `stale-while-revalidate` (RFC 5861) — never with `must-revalidate` (§5.2.2.2);
     /// 5. otherwise it is validated, or fetched when it has no validator; `only-if-cached` turns
     ///    both into ``Decision/unavailable``.
-    public func decision(for request: HTTPRequestHead, stored: StoredResponse?, now: Date) -> Decision {
+    package func decision(for request: HTTPRequestHead, stored: StoredResponse?, now: Date) -> Decision {
         let requestDirectives = request.cacheControl
         guard request.method == "GET" || request.method == "HEAD" else { return .fetch(.methodNotCacheable) }
         guard let stored else { return requestDirectives.onlyIfCached ? .unavailable : .fetch(.noStoredResponse) }

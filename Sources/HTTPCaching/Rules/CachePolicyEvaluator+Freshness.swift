@@ -12,23 +12,23 @@ extension CachePolicyEvaluator {
     /// 4. otherwise zero.
     ///
     /// `.neverExpire` yields the largest representable duration.
-    public func freshnessLifetime(of stored: StoredResponse) -> Duration {
+    package func freshnessLifetime(of stored: StoredResponse) -> Duration {
         HTTPSeconds.duration(lifetimeSeconds(of: stored))
     }
 
     /// The response's current age (RFC 9111 §4.2.3): how long ago, by the best estimate, the origin
     /// generated it, counting time in upstream caches (`Age`), the network delay and time in this cache.
-    public func currentAge(of stored: StoredResponse, now: Date) -> Duration {
+    package func currentAge(of stored: StoredResponse, now: Date) -> Duration {
         HTTPSeconds.duration(ageSeconds(of: stored, now: now))
     }
 
     /// Whether the response is fresh at `now`: its freshness lifetime exceeds its current age (§4.2).
-    public func isFresh(_ stored: StoredResponse, now: Date) -> Bool {
+    package func isFresh(_ stored: StoredResponse, now: Date) -> Bool {
         facts(of: stored).isFresh(at: now)
     }
 
     /// How long past its freshness lifetime the response is at `now`; zero while fresh.
-    public func staleness(of stored: StoredResponse, now: Date) -> Duration {
+    package func staleness(of stored: StoredResponse, now: Date) -> Duration {
         HTTPSeconds.duration(ageSeconds(of: stored, now: now) - lifetimeSeconds(of: stored))
     }
 
@@ -36,7 +36,7 @@ extension CachePolicyEvaluator {
     ///
     /// Freshness is not permission: a `no-cache` response still needs validation before each use,
     /// so ask ``decision(for:stored:now:)`` before serving.
-    public func expirationDate(of stored: StoredResponse) -> Date? {
+    package func expirationDate(of stored: StoredResponse) -> Date? {
         facts(of: stored).expirationDate
     }
 
@@ -50,7 +50,7 @@ extension CachePolicyEvaluator {
 
     /// The header fields to send when serving the stored response at `now`: the stored ones, with
     /// `Age` set to the current age in whole seconds, as a cache must (RFC 9111 §5.1).
-    public func headersForServing(_ stored: StoredResponse, now: Date) -> HeaderFields {
+    package func headersForServing(_ stored: StoredResponse, now: Date) -> HeaderFields {
         Self.headers(of: stored, age: ageSeconds(of: stored, now: now))
     }
 

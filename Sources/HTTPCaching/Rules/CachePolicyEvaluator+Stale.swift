@@ -3,7 +3,7 @@ import Foundation
 /// Serving stale responses when the origin cannot be asked (RFC 9111 §4.2.4, RFC 5861).
 extension CachePolicyEvaluator {
     /// Why the cache is considering a stale response.
-    public enum StaleContext: Sendable, Hashable {
+    package enum StaleContext: Sendable, Hashable {
         /// An ordinary request: staleness must be allowed by `max-stale` or `stale-while-revalidate`.
         case normal
         /// The origin answered with this 5xx status (RFC 5861 §4: 500, 502, 503, 504 are errors).
@@ -24,7 +24,7 @@ extension CachePolicyEvaluator {
     ///   unless a `stale-if-error` window is given and exceeded, which the origin meant as a limit.
     ///
     /// `Vary` is not checked here: pass only a response that ``matchesVary(_:request:)`` the request.
-    public func canServeStale(
+    package func canServeStale(
         _ stored: StoredResponse, now: Date, request: HTTPRequestHead, context: StaleContext = .normal
     ) -> Bool {
         let lifetime = lifetimeSeconds(of: stored)

@@ -2,18 +2,18 @@ import Foundation
 
 extension CachePolicyEvaluator {
     /// Whether a response may be stored, and if not, why.
-    public enum Storability: Sendable, Hashable {
+    package enum Storability: Sendable, Hashable {
         /// The response may be stored.
         case storable
         /// The response must not (or need not) be stored.
         case notStorable(NotStorableReason)
 
         /// Whether the response may be stored.
-        public var isStorable: Bool { self == .storable }
+        package var isStorable: Bool { self == .storable }
     }
 
     /// Why a response is not stored.
-    public enum NotStorableReason: Sendable, Hashable, CustomStringConvertible {
+    package enum NotStorableReason: Sendable, Hashable, CustomStringConvertible {
         /// Only responses to `GET` are stored.
         case methodNotCacheable(String)
         /// A 1xx interim response, or a status outside 100...599 (RFC 9111 §3).
@@ -35,7 +35,7 @@ extension CachePolicyEvaluator {
         case noCachePermission(status: Int)
 
         /// The reason as a sentence.
-        public var description: String {
+        package var description: String {
             switch self {
             case .methodNotCacheable(let method):
                 return "Responses to \(method) are not stored; only GET responses are."
@@ -60,13 +60,13 @@ extension CachePolicyEvaluator {
     }
 
     /// Whether `response`, received for `request`, may be stored (RFC 9111 §3), and if not, why.
-    public func storability(of response: HTTPResponseHead, for request: HTTPRequestHead) -> Storability {
+    package func storability(of response: HTTPResponseHead, for request: HTTPRequestHead) -> Storability {
         if let reason = notStorableReason(response, request) { return .notStorable(reason) }
         return .storable
     }
 
     /// Whether `response`, received for `request`, may be stored (RFC 9111 §3).
-    public func isStorable(_ response: HTTPResponseHead, for request: HTTPRequestHead) -> Bool {
+    package func isStorable(_ response: HTTPResponseHead, for request: HTTPRequestHead) -> Bool {
         storability(of: response, for: request).isStorable
     }
 
@@ -75,7 +75,7 @@ extension CachePolicyEvaluator {
     ///
     /// The URIs in `Location` and `Content-Location` may be invalidated too when they share the
     /// target's origin; that needs URLs, so it is the caller's to do.
-    public func invalidatesStoredResponses(request: HTTPRequestHead, status: Int) -> Bool {
+    package func invalidatesStoredResponses(request: HTTPRequestHead, status: Int) -> Bool {
         !Self.safeMethods.contains(request.method) && !CacheableStatus.isError(status)
     }
 

@@ -11,7 +11,7 @@ extension CachePolicyEvaluator {
     /// The request's values are compared by fingerprint with the stored
     /// ``StoredResponse/varyingRequestFingerprints``, under this evaluator's key; a response stored in
     /// clear by an earlier version (``StoredResponse/varyingRequestHeaders``) is compared in clear.
-    public func matchesVary(_ stored: StoredResponse, request: HTTPRequestHead) -> Bool {
+    package func matchesVary(_ stored: StoredResponse, request: HTTPRequestHead) -> Bool {
         let names = stored.headers.listMembers(for: "Vary").map(HTTPSyntax.lowercased)
         guard !names.contains("*") else { return false }
         return Set(names).allSatisfy { name in

@@ -18,13 +18,13 @@ import Foundation
 /// the grammar is case-sensitive; the weekday must be a real day name but is not checked against
 /// the date. Parsing is hand-written rather than `DateFormatter`-based: it is locale-proof,
 /// allocation-light, and safe from any thread.
-public enum HTTPDate {
+package enum HTTPDate {
     /// The instant `text` names, or nil if it is not a valid HTTP-date.
     ///
     /// - Parameter now: the reference for two-digit years in the RFC 850 form: a year that would lie
     ///   more than 50 years after `now` is read as the most recent past year with those digits
     ///   (RFC 9110 §5.6.7).
-    public static func parse(_ text: some StringProtocol, now: Date = Date()) -> Date? {
+    package static func parse(_ text: some StringProtocol, now: Date = Date()) -> Date? {
         var scanner = DateScanner(HTTPSyntax.trimming(Array(text.utf8)[...]))
         if let date = scanner.imfFixdate() { return date }
         scanner.rewind()
@@ -36,7 +36,7 @@ public enum HTTPDate {
     /// `date` as an IMF-fixdate, for example `Sun, 06 Nov 1994 08:49:37 GMT`.
     ///
     /// Fractions of a second are dropped; dates outside the years 0000...9999 are clamped to that range.
-    public static func string(from date: Date) -> String {
+    package static func string(from date: Date) -> String {
         let totalSeconds = CivilCalendar.wholeSeconds(since1970: date)
         let days = CivilCalendar.floorDivide(totalSeconds, 86_400)
         let secondOfDay = totalSeconds - days * 86_400

@@ -15,7 +15,7 @@ public struct HTTPRequestHead: Sendable, Hashable {
 
     /// The request's cache directives, with `Pragma: no-cache` read as `Cache-Control: no-cache`
     /// when the request has no `Cache-Control` field (RFC 9111 §5.4).
-    public var cacheControl: CacheControl {
+    package var cacheControl: CacheControl {
         if headers.contains("Cache-Control") { return CacheControl(headers: headers) }
         let pragmaNoCache = headers.listMembers(for: "Pragma").contains { HTTPSyntax.lowercased($0) == "no-cache" }
         return CacheControl(directives: pragmaNoCache ? [.init(name: "no-cache")] : [])

@@ -14,5 +14,5 @@ public struct HTTPResponseHead: Sendable, Hashable {
     }
 
     /// The response's cache directives. `Pragma` is ignored in responses (RFC 9111 §5.4).
-    public var cacheControl: CacheControl { CacheControl(headers: headers) }
+    package var cacheControl: CacheControl { CacheControl(headers: headers) }
 }

@@ -86,7 +86,7 @@ public struct StoredResponse: Sendable, Hashable {
     }
 
     /// The stored response's cache directives.
-    public var cacheControl: CacheControl { CacheControl(headers: headers) }
+    package var cacheControl: CacheControl { CacheControl(headers: headers) }
 
     /// The headers to send with a conditional request that validates this response (RFC 9111 §4.3.1):
     /// `If-None-Match` with its `ETag`, and `If-Modified-Since` with its `Last-Modified` when that is a
