@@ -138,6 +138,11 @@ let package = Package(
             name: "ImageCacheTests",
             dependencies: ["ImageCache", "HTTPCaching", "ImageFormats", "TestSupport", "LoopbackOrigin", "CacheConformance"]
         ),
+        // Every Swift snippet of the README, compiled and run (see ReadmeSnippetsTests).
+        .testTarget(
+            name: "ReadmeTests",
+            dependencies: ["ImageCache", "CacheStorage", "HTTPCaching", "TestSupport", "LoopbackOrigin"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
