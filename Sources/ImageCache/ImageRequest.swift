@@ -19,7 +19,7 @@ public struct ImageRequest: Sendable, Hashable {
         /// Use the network as the cache policy requires (the default).
         case allowed
         /// Offline: answer from the caches only, stale or not (a stale answer says so), or fail
-        /// with ``ImageLoadError/notCached``.
+        /// with ``ImageLoadError/notCached(_:)``.
         case cacheOnly
     }
 

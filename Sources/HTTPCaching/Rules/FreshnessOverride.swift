@@ -7,7 +7,7 @@ import Foundation
 /// overridden lifetime lasts, the response is reused without asking the origin, even if it carried
 /// `no-cache` or `max-age=0`. Some rules stay in force whatever the override:
 /// - `no-store` responses are never stored;
-/// - only responses whose status is in ``CacheableStatus/overridable`` (200, 203, 204, 206, 300, 301, 308)
+/// - only responses whose status is in `CacheableStatus.overridable` (200, 203, 204, 206, 300, 301, 308)
 ///   are affected, so an error is never pinned for the override's duration;
 /// - request directives (`no-cache`, `max-age`, `min-fresh`) still apply: a user's reload still revalidates.
 ///

@@ -21,9 +21,9 @@ public struct StoredResponse: Sendable, Hashable {
     public var varyingRequestHeaders: HeaderFields
     /// A fingerprint of each original request field the response's `Vary` names, one line per field
     /// present (an absent field has none): a keyed hash of its normalised value (see
-    /// ``VaryNormalization``), so a later request with the same value matches while the value,
+    /// `VaryNormalization`), so a later request with the same value matches while the value,
     /// an `Authorization` or a `Cookie` among them, is never kept. The key is the cache's
-    /// (``CachePolicyEvaluator/matchesVary(_:request:)`` must use the same one).
+    /// (`CachePolicyEvaluator.matchesVary(_:request:)` must use the same one).
     public var varyingRequestFingerprints: HeaderFields
 
     /// A stored response from values kept earlier.
@@ -50,7 +50,7 @@ public struct StoredResponse: Sendable, Hashable {
     ///   process's key: it matches a later request of this process (through a default
     ///   ``CachePolicyEvaluator``); ``HTTPCache`` uses its store's key, which outlives the process.
     ///
-    /// Check ``CachePolicyEvaluator/storability(of:for:)`` first: this initializer does not decide
+    /// Check `CachePolicyEvaluator.storability(of:for:)` first: this initializer does not decide
     /// *whether* to store.
     public init(response: HTTPResponseHead, request: HTTPRequestHead, requestTime: Date, responseTime: Date) {
         self.init(

@@ -13,7 +13,7 @@ import FoundationNetworking
 /// `If-None-Match` from its own store without asking the origin; so the session is ephemeral,
 /// has no `urlCache`, and every request says `.reloadIgnoringLocalCacheData`. The body streams
 /// through a delegate, so the pipeline can refuse an image by its first bytes; on Linux the
-/// delegate's calls run as they are made (``ImmediateDelegateQueue``).
+/// delegate's calls run as they are made (`ImmediateDelegateQueue`).
 ///
 /// URLSession undoes `Content-Encoding` itself, so a body's size is known only as it is inflated:
 /// the delegate counts the bytes it delivers and cancels the transfer once they pass the request's

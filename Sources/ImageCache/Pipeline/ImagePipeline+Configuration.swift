@@ -5,7 +5,7 @@ import Logging
 extension ImagePipeline {
     /// What a pipeline fetches through, where it caches, and its limits.
     public struct Configuration: Sendable {
-        /// How images are fetched. A ``URLSessionTransport`` by default.
+        /// How images are fetched. A `URLSessionTransport` by default.
         public var transport: any HTTPTransport = URLSessionTransport()
         /// The disk tier for ``CachePolicy/persistent(_:)``; without one, persistent requests use
         /// memory only. Open one with `PersistentStore(directory:)`.
@@ -22,7 +22,7 @@ extension ImagePipeline {
         public var maxBodyBytes: Int = 50 * 1024 * 1024
         /// What happens to images requested with `Authorization`, `Cookie` or `Proxy-Authorization`
         /// headers, in memory and on disk: kept for the same credentials only by default (see
-        /// ``HTTPCache/CredentialedResponses``).
+        /// `HTTPCache.CredentialedResponses`).
         public var credentialedResponses: HTTPCache.CredentialedResponses = .partitionedByCredential
         /// Retries of transient failures.
         public var retry = RetryPolicy()

@@ -7,7 +7,7 @@ import Foundation
 /// stops once every caller waiting on it has cancelled. Fetches are limited in number and ordered
 /// by priority, transient failures are retried with backoff, and only validated images are ever
 /// cached: an HTML error page with status 200 is refused with ``ImageLoadError/invalidImage(_:)``.
-/// HTTP caching (RFC 9111) is ``HTTPCache``'s; the pipeline adds image validation, the memory tier
+/// HTTP caching (RFC 9111) is `HTTPCache`'s; the pipeline adds image validation, the memory tier
 /// of validated images, and the policies.
 ///
 /// ```swift
@@ -122,7 +122,7 @@ public final class ImagePipeline: Sendable {
 
     /// How often the disk cache failed to store, update or remove an image (a full disk, a
     /// read-only store, a key over its limit). Loads never fail for it: they return the image they
-    /// fetched (source ``ImageResponse/Source/network``), and each cause is logged once.
+    /// fetched (source ``ImageSource/network``), and each cause is logged once.
     public var storageFailures: StorageFailureCounts { http.storageFailures }
 
     /// The memory tier's key for `request`: the configured key, partitioned by the request's
