@@ -20,10 +20,10 @@ import Darwin
 /// access at run time on every call, which cost as much as the lock itself on a memory hit (the
 /// lock already guarantees exclusivity).
 ///
-/// `@unchecked Sendable` is sound because `state` is only touched inside `withLock`, with `lock`
-/// held.
+/// Sendable only when `State` is (the lock cannot make a non-Sendable value safe to share);
+/// `@unchecked` is sound because `state` is only touched inside `withLock`, with `lock` held.
 @usableFromInline
-package final class Mutex<State>: @unchecked Sendable {
+package final class Mutex<State> {
     @usableFromInline let lock: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline let state: UnsafeMutablePointer<State>
 
@@ -50,3 +50,5 @@ package final class Mutex<State>: @unchecked Sendable {
         return try body(&state.pointee)
     }
 }
+
+extension Mutex: @unchecked Sendable where State: Sendable {}

@@ -126,3 +126,6 @@ struct LRUList<Key: Hashable, Value> {
         if next != Self.none { slots[Int(next)].previous = previous } else { tail = previous }
     }
 }
+
+extension LRUList: Sendable where Key: Sendable, Value: Sendable {}
+extension LRUList.Slot: Sendable where Key: Sendable, Value: Sendable {}

@@ -2,6 +2,9 @@ import Foundation
 
 /// The figures `cachectl bench` prints.
 struct BenchReport {
+    /// Phases a baseline does not run, left out of its table rather than printed as zeros.
+    enum Phase { case open, eviction, putsDuringEviction, memory }
+    var unmeasured: Set<Phase> = []
     var entries = 0
     var bytes = 0
     var reads = 0
@@ -48,16 +51,24 @@ struct BenchReport {
     }
 
     func table() -> String {
-        let rows: [(String, String)] = [
+        var rows: [(String, String)] = [
             ("entries", "\(entries) (\(format(Double(bytes) / 1e9, 2)) GB, sizes \(sizes))"),
             ("durability", durability),
             ("insert", "\(format(insertsPerSecond, 0)) entries/s (\(format(Double(bytes) / 1e6 / max(insertSeconds, 1e-9), 0)) MB/s)"),
-            ("open", "\(format(openMilliseconds, 2)) ms warm, " + (openColdMilliseconds.map { "\(format($0, 2)) ms cold" } ?? "cold not measured")),
-            ("read", "\(format(readsPerSecond, 0)) reads/s, p50 \(format(readP50Microseconds, 1)) µs, p99 \(format(readP99Microseconds, 1)) µs, \(readMisses) misses"),
-            ("evict to 50 %", "\(format(evictMilliseconds, 1)) ms (\(evictedEntries) entries)"),
-            ("puts during it", "\(putsDuringEviction), p50 \(format(putDuringEvictionP50Milliseconds, 2)) ms, p99 \(format(putDuringEvictionP99Milliseconds, 2)) ms, max \(format(putDuringEvictionMaxMilliseconds, 2)) ms"),
-            ("peak RSS", "\(format(peakAnonymousRSSMegabytes, 1)) MB anonymous, \(format(peakFileRSSMegabytes, 1)) MB file-backed"),
         ]
+        if !unmeasured.contains(.open) {
+            rows.append(("open", "\(format(openMilliseconds, 2)) ms warm, " + (openColdMilliseconds.map { "\(format($0, 2)) ms cold" } ?? "cold not measured")))
+        }
+        rows.append(("read", "\(format(readsPerSecond, 0)) reads/s, p50 \(format(readP50Microseconds, 1)) µs, p99 \(format(readP99Microseconds, 1)) µs, \(readMisses) misses"))
+        if !unmeasured.contains(.eviction) {
+            rows.append(("evict to 50 %", "\(format(evictMilliseconds, 1)) ms (\(evictedEntries) entries)"))
+        }
+        if !unmeasured.contains(.putsDuringEviction) {
+            rows.append(("puts during it", "\(putsDuringEviction), p50 \(format(putDuringEvictionP50Milliseconds, 2)) ms, p99 \(format(putDuringEvictionP99Milliseconds, 2)) ms, max \(format(putDuringEvictionMaxMilliseconds, 2)) ms"))
+        }
+        if !unmeasured.contains(.memory) {
+            rows.append(("peak RSS", "\(format(peakAnonymousRSSMegabytes, 1)) MB anonymous, \(format(peakFileRSSMegabytes, 1)) MB file-backed"))
+        }
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
     }

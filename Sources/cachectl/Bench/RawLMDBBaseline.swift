@@ -17,6 +17,7 @@ struct RawLMDBBaseline {
 
     func run(_ workload: inout FeedWorkload, reads: Int) throws -> BenchReport {
         var report = BenchReport()
+        report.unmeasured = [.open, .eviction, .putsDuringEviction, .memory]
         report.entries = workload.sizes.count
         report.bytes = workload.totalBytes
         report.reads = reads
