@@ -1,3 +1,4 @@
+import CacheStorage
 import Foundation
 
 /// Why a load failed, with a sentence that says what to do about it.
@@ -6,8 +7,9 @@ public enum ImageLoadError: Error, Sendable, Equatable, CustomStringConvertible,
     case invalidImage(ImageValidationError)
     /// The origin answered with a status that is not an image.
     case httpStatus(Int)
-    /// The network failed; `transient` says whether retrying later may help.
-    case network(message: String, transient: Bool)
+    /// The network failed: the failure says whether retrying later may help, and keeps the
+    /// transport's own error (``NetworkFailure/underlying``, ``NetworkFailure/urlErrorCode``).
+    case network(NetworkFailure)
     /// The body is larger than ``ImagePipeline/Configuration/maxBodyBytes``.
     case bodyTooLarge(limit: Int)
     /// Offline (or `only-if-cached`) and nothing usable is cached.
@@ -17,18 +19,19 @@ public enum ImageLoadError: Error, Sendable, Equatable, CustomStringConvertible,
     /// The disk tier failed.
     case storage(StorageFailure)
 
-    /// A storage failure, carried as its description (storage errors are not all `Equatable` here).
+    /// A storage failure: the store's error and its sentence.
     public struct StorageFailure: Sendable, Equatable {
         /// What the storage layer said.
         public var message: String
+        /// The store's error (`diskFull`, `readOnly` …), to act on.
+        public var error: StorageError
     }
 
     public var description: String {
         switch self {
         case let .invalidImage(error): "Refused: \(error)"
         case let .httpStatus(status): "The server answered \(status) instead of an image; check the URL and the server."
-        case let .network(message, transient):
-            "The network failed (\(message))" + (transient ? "; try again later." : "; check the URL and connectivity.")
+        case let .network(failure): "The network failed: \(failure)"
         case let .bodyTooLarge(limit): "The image is larger than the \(limit)-byte limit; raise maxBodyBytes to accept it."
         case let .notCached(url): "\(url.absoluteString) is not cached and the network is not allowed for this request."
         case .cancelled: "The load was cancelled."

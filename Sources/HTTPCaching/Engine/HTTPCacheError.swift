@@ -9,7 +9,7 @@ import FoundationNetworking
 public enum HTTPCacheError: Error, Sendable, CustomStringConvertible, LocalizedError {
     /// The origin could not be reached or the exchange broke off; `transient` says whether trying
     /// again later may help. No stored response was allowed to stand in.
-    case network(message: String, transient: Bool)
+    case network(NetworkFailure)
     /// The body is larger than ``HTTPCache/Configuration/maxBodyBytes``.
     case bodyTooLarge(limit: Int)
     /// The request's ``ResponseBodyAcceptor`` refused the response with this error; nothing was stored.
@@ -17,25 +17,24 @@ public enum HTTPCacheError: Error, Sendable, CustomStringConvertible, LocalizedE
     /// The request may not use the network (``HTTPCacheRequest/Mode/onlyIfCached`` or
     /// `Cache-Control: only-if-cached`) and nothing usable is stored for this URL.
     case notCached(URL)
-    /// The disk tier failed; the message is the store's.
-    case storage(String)
+    /// The disk tier failed, with the store's error.
+    case storage(StorageError)
     /// The request was cancelled.
     case cancelled
 
     /// What went wrong and what to do about it.
     public var description: String {
         switch self {
-        case let .network(message, transient):
-            "The origin could not be reached (\(message))"
-                + (transient ? "; try again later." : "; check the URL and connectivity.")
+        case let .network(failure):
+            "The origin could not be reached: \(failure)"
         case let .bodyTooLarge(limit):
             "The body is larger than the \(limit)-byte limit; raise maxBodyBytes to accept it."
         case let .refused(reason):
             "The response was refused: \(reason)"
         case let .notCached(url):
             "\(url.absoluteString) is not cached and this request may not use the network; allow the network or load it first."
-        case let .storage(message):
-            "The disk cache failed: \(message); check the store's folder, or run without a store."
+        case let .storage(error):
+            "The disk cache failed: \(error); check the store's folder, or run without a store."
         case .cancelled:
             "The request was cancelled."
         }
@@ -50,10 +49,11 @@ public enum HTTPCacheError: Error, Sendable, CustomStringConvertible, LocalizedE
         switch error {
         case let error as HTTPCacheError: self = error
         case is CancellationError: self = .cancelled
-        case let error as StorageError: self = .storage(error.description)
+        case let error as StorageError: self = .storage(error)
         case let error as URLError where error.code == .cancelled: self = .cancelled
-        case let error as URLError: self = .network(message: error.localizedDescription, transient: transport.isTransient(error))
-        default: self = .network(message: "\(error)", transient: transport.isTransient(error))
+        case let error as URLError:
+            self = .network(NetworkFailure(message: error.localizedDescription, isTransient: transport.isTransient(error), underlying: error))
+        default: self = .network(NetworkFailure(message: "\(error)", isTransient: transport.isTransient(error), underlying: error))
         }
     }
 }

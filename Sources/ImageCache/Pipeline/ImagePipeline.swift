@@ -199,18 +199,18 @@ extension ImageLoadError {
         case let error as ImageLoadError: self = error
         case let error as HTTPCacheError: self = ImageLoadError(error)
         case is CancellationError: self = .cancelled
-        default: self = .network(message: "\(error)", transient: false)
+        default: self = .network(NetworkFailure(message: "\(error)", isTransient: false, underlying: error))
         }
     }
 
     /// The HTTP cache's error in the pipeline's terms; a refusal is the acceptor's own error.
     private init(_ error: HTTPCacheError) {
         switch error {
-        case let .network(message, transient): self = .network(message: message, transient: transient)
+        case let .network(failure): self = .network(failure)
         case let .bodyTooLarge(limit): self = .bodyTooLarge(limit: limit)
         case let .refused(reason): self = ImageLoadError(reason)
         case let .notCached(url): self = .notCached(url)
-        case let .storage(message): self = .storage(StorageFailure(message: message))
+        case let .storage(error): self = .storage(StorageFailure(message: error.description, error: error))
         case .cancelled: self = .cancelled
         }
     }

@@ -53,11 +53,13 @@ struct TransportRetryTests {
             _ = try await cache.response(for: HTTPCacheRequest(url: url))
             Issue.record("a closed port answered")
         } catch {
-            guard case let .network(message, transient) = error else {
+            guard case let .network(failure) = error else {
                 Issue.record("not a network error: \(error)")
                 return
             }
-            #expect(transient, "a refused connection was reported as permanent: \(message)")
+            #expect(failure.isTransient, "a refused connection was reported as permanent: \(failure)")
+            // The transport's own error is kept beside the sentence.
+            if transport == .urlSession { #expect(failure.urlErrorCode == .cannotConnectToHost, "\(failure.underlying)") }
         }
     }
 
@@ -93,8 +95,8 @@ struct TransportRetryTests {
         await #expect {
             try await Self.cache(refusing).response(for: HTTPCacheRequest(url: url))
         } throws: { error in
-            guard case let HTTPCacheError.network(_, transient) = error else { return false }
-            return !transient
+            guard case let HTTPCacheError.network(failure) = error else { return false }
+            return !failure.isTransient && (failure.underlying as? OwnErrorsTransport.Failure) == .forbidden
         }
         #expect(refusing.sent.withLock { $0 } == 1)
     }
