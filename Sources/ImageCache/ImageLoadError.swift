@@ -8,7 +8,7 @@ public enum ImageLoadError: Error, Sendable, Equatable, CustomStringConvertible,
     /// The origin answered with a status that is not an image.
     case httpStatus(Int)
     /// The network failed: the failure says whether retrying later may help, and keeps the
-    /// transport's own error (``NetworkFailure/underlying``, ``NetworkFailure/urlErrorCode``).
+    /// transport's own error (`NetworkFailure.underlying`, `NetworkFailure.urlErrorCode`).
     case network(NetworkFailure)
     /// The body is larger than ``ImagePipeline/Configuration/maxBodyBytes``.
     case bodyTooLarge(limit: Int)

@@ -36,7 +36,7 @@ extension HTTPCache {
         /// Whether the cache answers like an HTTP intermediary when it can neither serve from storage
         /// nor reach the origin: with a `504 Gateway Timeout` it generates (source
         /// ``HTTPCacheResponse/Source/generated``), as RFC 9111 §5.2.1.7 and §5.2.2.2 describe, instead
-        /// of throwing ``HTTPCacheError/notCached(_:)`` or ``HTTPCacheError/network(message:transient:)``.
+        /// of throwing ``HTTPCacheError/notCached(_:)`` or ``HTTPCacheError/network(_:)``.
         /// False by default: a library caller usually wants the typed error.
         public var generatesGatewayTimeout = false
         /// The storage key for a URL when the request gives none: the whole URL by default. One

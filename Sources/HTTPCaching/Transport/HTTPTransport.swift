@@ -17,8 +17,8 @@ public protocol HTTPTransport: Sendable {
     /// Whether `error`, thrown by ``send(_:)`` or by a response body's stream, may go away if the
     /// request is sent again: a timeout, a dropped or refused connection, a name that did not
     /// resolve. ``HTTPCache`` retries only these (idempotent methods, as its ``RetryPolicy``
-    /// allows) and reports them as ``HTTPCacheError/network(message:transient:)`` with
-    /// `transient: true`. The default recognises `URLError`'s transient codes; a transport that
+    /// allows) and reports them as ``HTTPCacheError/network(_:)`` with
+    /// ``NetworkFailure/isTransient`` true. The default recognises `URLError`'s transient codes; a transport that
     /// throws errors of its own says which of them are transient here.
     func isTransient(_ error: any Error) -> Bool
 }
