@@ -1,3 +1,4 @@
+import CacheStorage
 import Foundation
 import HTTPCaching
 import NIOConcurrencyHelpers
@@ -40,8 +41,7 @@ package final class NIOHTTPTransport: HTTPTransport {
             body: request.body.map { ByteBuffer(bytes: $0) },
             responseHead: connection.channel.eventLoop.makePromise(),
             chunks: chunks,
-            idleTimeout: TimeAmount.nanoseconds(Int64(request.timeout.components.seconds) * 1_000_000_000
-                + request.timeout.components.attoseconds / 1_000_000_000),
+            idleTimeout: TimeAmount.milliseconds(request.timeout.wholeMilliseconds),
             finished: { [weak self] reusable in
                 if reusable, let self { self.checkIn(connection) } else { connection.close() }
             })

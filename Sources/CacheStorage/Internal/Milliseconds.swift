@@ -20,9 +20,16 @@ extension Date {
     }
 }
 
+/// The package's one conversion of `Duration` to numbers (every target that needs one asks here).
 extension Duration {
+    /// Seconds, with the fraction.
+    package var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) * 1e-18
+    }
+
     /// Whole milliseconds, saturating at `Int64`'s ends instead of trapping on overflow.
-    var wholeMilliseconds: Int64 {
+    package var wholeMilliseconds: Int64 {
         let (seconds, attoseconds) = components
         let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
         if overflow { return seconds < 0 ? .min : .max }

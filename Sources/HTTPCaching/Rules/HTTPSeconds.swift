@@ -1,3 +1,4 @@
+import CacheStorage
 import Foundation
 
 /// Conversions between `Duration` (the public unit) and seconds as `Double` (the arithmetic unit).
@@ -10,10 +11,7 @@ enum HTTPSeconds {
     static let maximum: Double = Double(Int64.max / 2)
 
     /// `duration` in seconds.
-    static func seconds(_ duration: Duration) -> Double {
-        let components = duration.components
-        return Double(components.seconds) + Double(components.attoseconds) * 1e-18
-    }
+    static func seconds(_ duration: Duration) -> Double { duration.seconds }
 
     /// `seconds` as a `Duration`, clamped to `0...maximum` (NaN becomes zero).
     static func duration(_ seconds: Double) -> Duration {

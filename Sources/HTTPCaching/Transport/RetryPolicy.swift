@@ -39,10 +39,3 @@ public struct RetryPolicy: Sendable, Hashable {
         return nil
     }
 }
-
-extension Duration {
-    var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}

@@ -1,3 +1,4 @@
+import CacheStorage
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -46,8 +47,7 @@ public final class URLSessionTransport: HTTPTransport {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.head.method
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        urlRequest.timeoutInterval = Double(request.timeout.components.seconds)
-            + Double(request.timeout.components.attoseconds) / 1e18
+        urlRequest.timeoutInterval = request.timeout.seconds
         for field in request.head.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }

@@ -54,8 +54,5 @@ enum TimeSpan {
     }
 
     /// A `Duration` in seconds, for arithmetic with dates.
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
+    static func seconds(_ duration: Duration) -> TimeInterval { duration.seconds }
 }

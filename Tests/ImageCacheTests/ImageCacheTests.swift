@@ -1,1 +1,0 @@
-// Tests for ImageCache live beside this file, one suite per concern.
