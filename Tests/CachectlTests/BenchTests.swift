@@ -18,6 +18,7 @@ struct BenchTests {
         var putDuringEvictMaxMs: Double
         var peakRssMb: Double
         var peakFileRssMb: Double
+        var peakRssMbByPhase: [String: Double]?
     }
 
     @Test("a small thumbnail run reports inserts, cold and warm open, reads, eviction with puts beside it, and both kinds of RSS")
@@ -39,6 +40,9 @@ struct BenchTests {
         #expect(report.putsDuringEvict >= 1)
         #expect(report.putDuringEvictMaxMs >= report.putDuringEvictP50Ms)
         #expect(report.peakRssMb > 0 && report.peakFileRssMb > 0)
+        let phases = try #require(report.peakRssMbByPhase)
+        #expect(Set(phases.keys) == ["harness", "insert", "open", "read", "evict"])
+        #expect(phases.values.allSatisfy { $0 > 0 && $0 <= report.peakRssMb }, "\(phases)")
     }
 
     struct BaselineRun: Decodable {

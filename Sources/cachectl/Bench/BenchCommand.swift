@@ -85,6 +85,7 @@ struct BenchCommand: AsyncParsableCommand {
         var report = results
         report.peakAnonymousRSSMegabytes = Double(memory.peakBytes) / 1_048_576
         report.peakFileRSSMegabytes = Double(memory.peakFileBytes) / 1_048_576
+        report.peakAnonymousRSSMegabytesByPhase = memory.peakBytesByPhase.map { ($0.phase, Double($0.bytes) / 1_048_576) }
         report.durability = durability
         report.sizes = sizes
         guard baseline else {

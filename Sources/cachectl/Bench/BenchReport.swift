@@ -29,6 +29,8 @@ struct BenchReport {
     var putDuringEvictionMaxMilliseconds = 0.0
     var peakAnonymousRSSMegabytes = 0.0
     var peakFileRSSMegabytes = 0.0
+    /// Peak anonymous RSS in each phase (the harness's own first), in order.
+    var peakAnonymousRSSMegabytesByPhase: [(phase: String, megabytes: Double)] = []
 
     var insertsPerSecond: Double { insertSeconds > 0 ? Double(entries) / insertSeconds : 0 }
     var readsPerSecond: Double { readSeconds > 0 ? Double(reads) / readSeconds : 0 }
@@ -46,6 +48,7 @@ struct BenchReport {
             ("put_during_evict_p99_ms", format(putDuringEvictionP99Milliseconds, 3)),
             ("put_during_evict_max_ms", format(putDuringEvictionMaxMilliseconds, 3)),
             ("peak_rss_mb", format(peakAnonymousRSSMegabytes, 1)), ("peak_file_rss_mb", format(peakFileRSSMegabytes, 1)),
+            ("peak_rss_mb_by_phase", "{" + peakAnonymousRSSMegabytesByPhase.map { "\"\($0.phase)\": \(format($0.megabytes, 1))" }.joined(separator: ", ") + "}"),
         ]
         return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
     }
@@ -68,6 +71,9 @@ struct BenchReport {
         }
         if !unmeasured.contains(.memory) {
             rows.append(("peak RSS", "\(format(peakAnonymousRSSMegabytes, 1)) MB anonymous, \(format(peakFileRSSMegabytes, 1)) MB file-backed"))
+            if !peakAnonymousRSSMegabytesByPhase.isEmpty {
+                rows.append(("  by phase", peakAnonymousRSSMegabytesByPhase.map { "\($0.phase) \(format($0.megabytes, 1))" }.joined(separator: ", ") + " MB anonymous"))
+            }
         }
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")

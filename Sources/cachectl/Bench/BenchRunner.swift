@@ -15,7 +15,11 @@ struct BenchRunner {
         report.reads = reads
         let expiresAt = Date().addingTimeInterval(86_400)
 
+        // What the harness itself holds before any store exists (the workload's size table grows
+        // with the entry count: 8 bytes an entry), so the store's share can be told apart.
+        memory.begin("harness")
         // Insert.
+        memory.begin("insert")
         var store = try PersistentStore(directory: folder, configuration: configuration)
         // Up to two batches in flight, as concurrent downloads would submit them; the writer
         // commits what is queued together. Wall time of the whole phase, making the bytes included.
@@ -49,6 +53,7 @@ struct BenchRunner {
 
         // Reopen: cold (the store's files synced and dropped from the page cache first, as after
         // a reboot or under memory pressure), then warm.
+        memory.begin("open")
         let droppedCache = PageCache.drop(filesUnder: folder)
         var openStart = ContinuousClock.now
         store = try PersistentStore(directory: folder, configuration: configuration)
@@ -63,6 +68,7 @@ struct BenchRunner {
         if droppedCache { PageCache.load(filesUnder: folder) }
 
         // Reads from one task.
+        memory.begin("read")
         let sequence = workload.zipfReads(count: reads)
         var latencies = [Double](repeating: 0, count: reads)
         var misses = 0
@@ -84,6 +90,7 @@ struct BenchRunner {
 
         // Evict to half, with puts of new entries issued one after another meanwhile: how long a
         // writer waits behind a mass eviction.
+        memory.begin("evict")
         let statsBefore = try store.statistics()
         let evicting = store
         let finished = EvictionDone()
@@ -101,6 +108,7 @@ struct BenchRunner {
             let start = ContinuousClock.now
             try await store.put([entry])
             putLatencies.append((ContinuousClock.now - start).seconds * 1000)
+            memory.sample()
         }
         let removed = try await eviction.value
         report.evictMilliseconds = (ContinuousClock.now - evictStart).seconds * 1000

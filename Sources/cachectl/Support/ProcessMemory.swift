@@ -19,13 +19,23 @@ enum ProcessMemory {
     }
 }
 
-/// Tracks the highest anonymous and file-backed RSS seen across samples.
+/// Tracks the highest anonymous and file-backed RSS seen across samples, overall and per phase.
 struct PeakMemory {
     private(set) var peakBytes = 0
     private(set) var peakFileBytes = 0
+    /// The highest anonymous RSS seen in each phase, in the order the phases began.
+    private(set) var peakBytesByPhase: [(phase: String, bytes: Int)] = []
+
+    /// Samples from now on count towards `phase` too.
+    mutating func begin(_ phase: String) {
+        peakBytesByPhase.append((phase, 0))
+        sample()
+    }
 
     mutating func sample() {
-        peakBytes = max(peakBytes, ProcessMemory.anonymousResidentBytes())
+        let anonymous = ProcessMemory.anonymousResidentBytes()
+        peakBytes = max(peakBytes, anonymous)
         peakFileBytes = max(peakFileBytes, ProcessMemory.fileResidentBytes())
+        if !peakBytesByPhase.isEmpty { peakBytesByPhase[peakBytesByPhase.count - 1].bytes = max(peakBytesByPhase[peakBytesByPhase.count - 1].bytes, anonymous) }
     }
 }
