@@ -34,6 +34,7 @@ struct StoreOpener {
     var reserve: SpaceReserve { SpaceReserve(url: layout.reserve, sharing: configuration.sharing) }
 
     func open() throws -> Opened {
+        OpenReadahead.start(layout)
         if configuration.access == .readOnly { return try openReadOnly(reason: "opened read-only") }
         let sharing = configuration.sharing
         do {
