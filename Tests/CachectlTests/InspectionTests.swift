@@ -109,6 +109,30 @@ struct InspectionTests {
         #expect(missing.errors.contains("holds no entry"))
     }
 
+    @Test("show names the heuristic's share as the rule book has it, for a response with only Last-Modified")
+    func heuristicReason() async throws {
+        let folder = TemporaryDirectory("inspection-heuristic")
+        let received = Self.now.addingTimeInterval(-3600)
+        let response = StoredResponse(
+            status: 200,
+            headers: [
+                "Date": HTTPDate.string(from: received),
+                "Last-Modified": HTTPDate.string(from: received.addingTimeInterval(-10 * 86_400)),
+            ],
+            requestTime: received, responseTime: received)
+        let store = try PersistentStore(directory: folder.url)
+        try await store.put(
+            NewEntry(
+                key: "https://img.example/heuristic.png", data: Data(count: 100),
+                attributes: EntryAttributes(
+                    expiresAt: CachePolicyEvaluator().expirationDate(of: response), responseHeaders: response.encoded())))
+        store.close()
+        let shown = try await Cachectl.run(["show", "https://img.example/heuristic.png", "--path", folder.url.path])
+        #expect(shown.status == 0, "\(shown)")
+        let percent = Int(CachePolicyEvaluator().heuristicFraction * 100)
+        #expect(shown.output.contains("(\(percent) % of the time since Last-Modified"), "\(shown.output)")
+    }
+
     @Test("without --path: $SWIFT_IMAGE_CACHE_PATH, else $XDG_CACHE_HOME, else ~/.cache")
     func defaultLocation() async throws {
         let cache = try await Self.populatedCache()

@@ -77,7 +77,8 @@ struct FreshnessVerdict: Sendable {
             source = "Expires: \(expires)"
         } else if stored.headers.contains("Last-Modified") {
             let lifetime = TimeSpan.seconds(evaluator.freshnessLifetime(of: stored))
-            source = "heuristic lifetime \(TimeSpan.format(lifetime)) (10 % of the time since Last-Modified)"
+            let percent = (evaluator.heuristicFraction * 100).formatted(.number.precision(.fractionLength(0...1)))
+            source = "heuristic lifetime \(TimeSpan.format(lifetime)) (\(percent) % of the time since Last-Modified, the default rule)"
         } else {
             source = "no max-age, Expires or Last-Modified"
         }
