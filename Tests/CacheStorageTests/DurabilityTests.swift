@@ -77,7 +77,11 @@ extension DurabilityTests {
     @Test("a process killed right after writing leaves the store dirty; opening it in the same boot syncs and marks it clean")
     func sameBootOpenAfterKill() async throws {
         let folder = TemporaryDirectory()
-        let worker = try await WorkerProcess(role: "writer", directory: folder.url, seconds: 0, seed: 11)
+        // A flush interval far beyond the test: a periodic flush between the last commit and the
+        // kill would rightly mark the store clean, and the test would see no dirty marker.
+        let worker = try await WorkerProcess(
+            role: "writer", directory: folder.url, seconds: 0, seed: 11,
+            environment: ["STORAGE_WORKER_DURABILITY": "periodic-ms:600000"])
         #expect(await worker.waitUntilReady())
         // Keep it writing until a put has returned (the marker goes dirty before the first
         // commit, so the marker alone does not say an entry is there), then kill it mid-stream.
