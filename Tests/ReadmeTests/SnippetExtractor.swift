@@ -28,7 +28,8 @@ enum SnippetExtractor {
             var body: [String] = []
             for line in snippet.split(separator: "\n", omittingEmptySubsequences: false) {
                 if line.hasPrefix("import ") {
-                    imports.insert(String(line.prefix { $0 != " " && $0 != "/" } + " " + line.dropFirst(7).prefix { $0 != " " }))
+                    // The module name only, without a trailing comment.
+                    imports.insert("import " + line.dropFirst(7).prefix { $0 != " " })
                 } else {
                     body.append(line.isEmpty ? "" : "        " + line)
                 }

@@ -7,8 +7,8 @@ import FoundationNetworking
 
 /// Why ``HTTPCache`` could not answer, with a sentence that says what to do about it.
 public enum HTTPCacheError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    /// The origin could not be reached or the exchange broke off; `transient` says whether trying
-    /// again later may help. No stored response was allowed to stand in.
+    /// The origin could not be reached or the exchange broke off; the failure says whether trying
+    /// again later may help and keeps the transport's error. No stored response was allowed to stand in.
     case network(NetworkFailure)
     /// The body is larger than ``HTTPCache/Configuration/maxBodyBytes``.
     case bodyTooLarge(limit: Int)

@@ -1,3 +1,4 @@
+import CacheStorage
 import Foundation
 
 /// What the disk tier keeps beside a stored response so that a read can judge its freshness
@@ -47,7 +48,7 @@ package struct StoredFreshness: Sendable, Hashable {
     }
 
     private static func seconds(_ duration: Duration?) -> Double {
-        duration.map(HTTPSeconds.seconds) ?? .infinity
+        duration?.seconds ?? .infinity
     }
 
     // MARK: Encoding

@@ -1,3 +1,4 @@
+import CacheStorage
 import Foundation
 
 /// Whether and how a stored response answers a request (RFC 9111 §4).
@@ -81,8 +82,8 @@ extension CachePolicyEvaluator {
     private func satisfiesFreshnessRequirements(
         _ directives: CacheControl, lifetime: Double, age: Double, immutable: Bool
     ) -> Bool {
-        if !immutable, let maxAge = directives.maxAge, age > HTTPSeconds.seconds(maxAge) { return false }
-        if let minFresh = directives.minFresh, lifetime - age < HTTPSeconds.seconds(minFresh) { return false }
+        if !immutable, let maxAge = directives.maxAge, age > maxAge.seconds { return false }
+        if let minFresh = directives.minFresh, lifetime - age < minFresh.seconds { return false }
         return true
     }
 
@@ -92,11 +93,11 @@ extension CachePolicyEvaluator {
         staleness: Double, age: Double
     ) -> Decision? {
         // A request max-age still caps the age of anything served, stale or not.
-        if let maxAge = requestDirectives.maxAge, age > HTTPSeconds.seconds(maxAge) { return nil }
+        if let maxAge = requestDirectives.maxAge, age > maxAge.seconds { return nil }
         if let maxStale = requestDirectives.maxStale, Self.allows(maxStale, staleness: staleness) { return .useStored }
         // A client that set its own freshness limits asked for fresh content, not a background refresh.
         guard requestDirectives.maxAge == nil, requestDirectives.minFresh == nil,
-            let window = responseDirectives.staleWhileRevalidate, staleness <= HTTPSeconds.seconds(window)
+            let window = responseDirectives.staleWhileRevalidate, staleness <= window.seconds
         else { return nil }
         // only-if-cached forbids contacting the origin, background or not; the stale response still qualifies.
         if requestDirectives.onlyIfCached { return .useStored }
@@ -107,7 +108,7 @@ extension CachePolicyEvaluator {
     static func allows(_ maxStale: CacheControl.MaxStale, staleness: Double) -> Bool {
         switch maxStale {
         case .unlimited: return true
-        case .limit(let limit): return staleness <= HTTPSeconds.seconds(limit)
+        case .limit(let limit): return staleness <= limit.seconds
         }
     }
 }

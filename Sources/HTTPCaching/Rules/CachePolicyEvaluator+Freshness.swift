@@ -1,3 +1,4 @@
+import CacheStorage
 import Foundation
 
 /// Freshness lifetime and age (RFC 9111 §4.2).
@@ -77,8 +78,8 @@ extension CachePolicyEvaluator {
         guard overrideApplies(to: status) else { return fromHeaders }
         switch override {
         case .none: return fromHeaders
-        case .minimumTimeToLive(let minimum): return max(fromHeaders, HTTPSeconds.seconds(minimum))
-        case .fixedTimeToLive(let fixed): return HTTPSeconds.seconds(fixed)
+        case .minimumTimeToLive(let minimum): return max(fromHeaders, minimum.seconds)
+        case .fixedTimeToLive(let fixed): return fixed.seconds
         case .neverExpire: return HTTPSeconds.maximum
         }
     }
@@ -95,7 +96,7 @@ extension CachePolicyEvaluator {
     }
 
     private func headerLifetimeSeconds(of stored: StoredResponse, directives: CacheControl) -> Double {
-        if let maxAge = directives.maxAge { return HTTPSeconds.seconds(maxAge) }
+        if let maxAge = directives.maxAge { return maxAge.seconds }
         if let expires = stored.headers.firstValue(for: "Expires") {
             guard let expiry = HTTPDate.parse(expires, now: stored.responseTime) else { return 0 }
             return max(0, expiry.timeIntervalSince(Self.dateValue(stored)))
@@ -107,7 +108,7 @@ extension CachePolicyEvaluator {
         else { return 0 }
         let heuristic = max(0, Self.dateValue(stored).timeIntervalSince(lastModified)) * max(0, heuristicFraction)
         guard let cap = maximumHeuristicLifetime else { return heuristic }
-        return min(heuristic, HTTPSeconds.seconds(cap))
+        return min(heuristic, cap.seconds)
     }
 
     /// `date_value`: the response's `Date`, or when it was received if `Date` is missing or invalid.

@@ -1,3 +1,4 @@
+import CacheStorage
 import Foundation
 
 /// Serving stale responses when the origin cannot be asked (RFC 9111 §4.2.4, RFC 5861).
@@ -42,13 +43,13 @@ extension CachePolicyEvaluator {
         switch context {
         case .normal:
             guard let window = responseDirectives.staleWhileRevalidate else { return false }
-            return staleness <= HTTPSeconds.seconds(window)
+            return staleness <= window.seconds
         case .originError(let status):
             guard [500, 502, 503, 504].contains(status), let errorWindow else { return false }
-            return staleness <= HTTPSeconds.seconds(errorWindow)
+            return staleness <= errorWindow.seconds
         case .originUnreachable:
             guard let errorWindow else { return true }
-            return staleness <= HTTPSeconds.seconds(errorWindow)
+            return staleness <= errorWindow.seconds
         }
     }
 }

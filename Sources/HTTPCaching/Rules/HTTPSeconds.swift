@@ -10,9 +10,6 @@ enum HTTPSeconds {
     /// `.neverExpire` needs a stand-in for "forever".
     static let maximum: Double = Double(Int64.max / 2)
 
-    /// `duration` in seconds.
-    static func seconds(_ duration: Duration) -> Double { duration.seconds }
-
     /// `seconds` as a `Duration`, clamped to `0...maximum` (NaN becomes zero).
     static func duration(_ seconds: Double) -> Duration {
         guard seconds.isFinite || seconds == .infinity else { return .zero }

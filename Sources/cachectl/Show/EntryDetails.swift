@@ -64,7 +64,7 @@ struct EntryDetails: Encodable {
         width = attributes.pixelWidth
         height = attributes.pixelHeight
         cost = attributes.cost
-        timeToLiveSeconds = attributes.timeToLive.map(TimeSpan.seconds)
+        timeToLiveSeconds = attributes.timeToLive?.seconds
         let verdict = FreshnessVerdict(for: metadata, now: now)
         freshness = Freshness(state: verdict.state, explanation: verdict.explanation)
         if let blob = attributes.responseHeaders {

@@ -68,15 +68,15 @@ struct FreshnessVerdict: Sendable {
     /// Where the freshness lifetime comes from and the response's age: "max-age=86400, age 21 h".
     private static func headerReason(_ stored: StoredResponse, now: Date) -> String {
         let evaluator = CachePolicyEvaluator()
-        let age = "age \(TimeSpan.format(TimeSpan.seconds(evaluator.currentAge(of: stored, now: now))))"
+        let age = "age \(TimeSpan.format((evaluator.currentAge(of: stored, now: now)).seconds))"
         let directives = stored.cacheControl
         var source: String
         if let maxAge = directives.maxAge {
-            source = "max-age=\(Int(TimeSpan.seconds(maxAge)))"
+            source = "max-age=\(Int(maxAge.seconds))"
         } else if let expires = stored.headers.firstValue(for: "Expires") {
             source = "Expires: \(expires)"
         } else if stored.headers.contains("Last-Modified") {
-            let lifetime = TimeSpan.seconds(evaluator.freshnessLifetime(of: stored))
+            let lifetime = (evaluator.freshnessLifetime(of: stored)).seconds
             let percent = (evaluator.heuristicFraction * 100).formatted(.number.precision(.fractionLength(0...1)))
             source = "heuristic lifetime \(TimeSpan.format(lifetime)) (\(percent) % of the time since Last-Modified, the default rule)"
         } else {

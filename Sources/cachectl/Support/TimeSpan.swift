@@ -52,7 +52,4 @@ enum TimeSpan {
         if abs(seconds) < 1 { return "just now" }
         return seconds < 0 ? "\(format(seconds)) ago" : "in \(format(seconds))"
     }
-
-    /// A `Duration` in seconds, for arithmetic with dates.
-    static func seconds(_ duration: Duration) -> TimeInterval { duration.seconds }
 }
