@@ -91,7 +91,11 @@ extension DurabilityTests {
         try #require(worker.output.contains("\nack "), "the writer acknowledged no put in 30 s: \(worker.errors)")
         await worker.kill()
         #expect(Self.state(folder) == "dirty \(FlushMarker.currentBootID())")
-        let store = try PersistentStore(directory: folder.url)
+        // Opened in a mode that reports damage rather than moving the store aside.
+        var strict = StoreConfiguration()
+        strict.recovery = .throwError
+        let store = try PersistentStore(directory: folder.url, configuration: strict)
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("quarantine").path))
         #expect(Self.state(folder) == "clean \(FlushMarker.currentBootID())")
         #expect(try store.statistics().entries > 0)
         store.close()
