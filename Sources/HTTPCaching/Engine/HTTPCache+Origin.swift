@@ -16,7 +16,8 @@ extension HTTPCache {
         let response: TransportResponse
         let slot: FetchSlots.Slot?
         do {
-            (response, slot) = try await send(outgoing, transaction)
+            (response, slot) = try await origin.send(
+                outgoing, url: transaction.request.url, body: transaction.request.body)
         } catch {
             return try answerFailure(error, fallback: fallback, transaction)
         }
@@ -49,8 +50,8 @@ extension HTTPCache {
         let body: Data
         let description: BodyDescription
         do {
-            (body, description) = try await BodyReader(maxBodyBytes: configuration.maxBodyBytes)
-                .read(response, acceptor: transaction.acceptor, progress: transaction.progress)
+            (body, description) = try await origin.read(
+                response, acceptor: transaction.acceptor, progress: transaction.progress)
         } catch {
             return try answerFailure(error, fallback: fallback, transaction)
         }

@@ -2,19 +2,13 @@ import Foundation
 
 /// Answering from storage: look up, ask the evaluator, serve or go to the origin (RFC 9111 §4).
 extension HTTPCache {
-    /// A stored entry and the tier it was found in.
-    struct Found {
-        let entry: StoredEntry
-        let tier: HTTPCacheResponse.Tier
-    }
-
     func respond(to transaction: Transaction) async throws -> HTTPCacheResponse {
         switch transaction.request.mode {
         case .noStore: return try await fetch(transaction, conditionalHeaders: [:], candidate: nil)
         case .onlyIfCached: return try answerOffline(transaction)
         case .default: break
         }
-        let found = lookUp(transaction)
+        let found = found(transaction)
         let now = Date()
         switch transaction.evaluator.decision(for: transaction.head, stored: found?.entry.response, now: now) {
         case .useStored:
@@ -58,30 +52,12 @@ extension HTTPCache {
 
     /// ``HTTPCacheRequest/Mode/onlyIfCached``: any stored response that matches, stale or not.
     private func answerOffline(_ transaction: Transaction) throws -> HTTPCacheResponse {
-        guard ["GET", "HEAD"].contains(transaction.request.method), let found = lookUp(transaction),
+        guard ["GET", "HEAD"].contains(transaction.request.method), let found = found(transaction),
             transaction.evaluator.matchesVary(found.entry.response, request: transaction.head)
         else { return try unavailable(transaction) }
         let now = Date()
         let fresh = transaction.evaluator.isFresh(found.entry.response, now: now)
         return serve(found.entry, source: fresh ? .cache(found.tier) : .stale, transaction, now: now)
-    }
-
-    /// The front tier's entry, else the memory tier's, else the disk tier's (kept in memory from then on).
-    func lookUp(_ transaction: Transaction) -> Found? {
-        if let entry = transaction.front?.entry { return Found(entry: entry, tier: .memory) }
-        if let entry = memory?.value(for: transaction.key) { return Found(entry: entry, tier: .memory) }
-        guard let disk else { return nil }
-        let stored: StoredEntry?
-        do {
-            stored = try disk.read(transaction.key)
-        } catch {
-            // A store that cannot be read is a miss: the origin still answers.
-            storageFailureLog.record(error, operation: "read")
-            return nil
-        }
-        guard let entry = stored else { return nil }
-        memory?.set(entry, for: transaction.key, cost: entry.cost)
-        return Found(entry: entry, tier: .disk)
     }
 
     /// A stored entry as a response: `Age` set (§5.1), no body for `HEAD`, and only the requested
@@ -118,11 +94,8 @@ extension HTTPCache {
         withoutProgress.progress = nil
         let quiet = withoutProgress
         background.run {
-            guard let refreshed = try? await self.fetch(quiet, conditionalHeaders: conditionalHeaders, candidate: entry),
-                let stored = refreshed.storedResponse
-            else { return }
-            transaction.front?.refreshed(
-                StoredEntry(response: stored, body: refreshed.body, description: refreshed.bodyDescription))
+            // Storing the refreshed response (or freshening the stale one) updates every tier.
+            _ = try? await self.fetch(quiet, conditionalHeaders: conditionalHeaders, candidate: entry)
         }
     }
 }

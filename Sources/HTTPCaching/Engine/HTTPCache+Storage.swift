@@ -7,13 +7,13 @@ extension HTTPCache {
     /// A disk failure (full, read-only, an entry the store refuses) is counted and logged, never
     /// thrown: the response the origin sent is the caller's whether or not it could be cached.
     func store(_ entry: StoredEntry, _ transaction: Transaction) async {
-        memory?.set(entry, for: transaction.key, cost: entry.cost)
+        memory?.keep(entry, for: transaction.key, plainReuse: transaction.plainReuse(of: entry))
         await onDisk("store") { try await $0.write(entry, for: transaction.key, evaluator: transaction.evaluator) }
     }
 
     /// Replaces a stored response's headers after a validation; the body stays. Failures as for ``store(_:_:)``.
     func update(_ entry: StoredEntry, _ transaction: Transaction) async {
-        memory?.set(entry, for: transaction.key, cost: entry.cost)
+        memory?.keep(entry, for: transaction.key, plainReuse: transaction.plainReuse(of: entry))
         await onDisk("update") { try await $0.update(entry, for: transaction.key, evaluator: transaction.evaluator) }
     }
 
@@ -49,7 +49,7 @@ extension HTTPCache {
 
     /// Removes `keys` from every tier. A disk failure is counted and logged as for ``store(_:_:)``.
     func remove(_ keys: [String]) async {
-        for key in keys { memory?.removeValue(for: key) }
+        for key in keys { memory?.remove(key) }
         await onDisk("remove") { try await $0.remove(keys) }
     }
 

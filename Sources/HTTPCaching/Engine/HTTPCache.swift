@@ -29,11 +29,12 @@ public final class HTTPCache: Sendable {
 
     /// The configuration the cache was made with.
     public let configuration: Configuration
-    let memory: MemoryCache<String, StoredEntry>?
+    /// Read before the disk tier and kept in step with it: the cache's own, or its user's.
+    let memory: (any HTTPMemoryTier)?
     package let disk: DiskTier?
     let background = BackgroundWork()
-    /// Slots for exchanges with origins, when ``Configuration/maxConcurrentFetches`` sets a limit.
-    let fetchSlots: FetchSlots?
+    /// Exchanges with origins: slots, retries, bodies read through an acceptor.
+    package let origin: OriginFetcher
     let storageFailureLog: StorageFailureLog
     /// The key of the `Vary` fingerprints this cache stores and matches: its store's, kept beside
     /// it (`FingerprintKeyFile`), so a later process matches them too; this process's without a store.
@@ -45,12 +46,21 @@ public final class HTTPCache: Sendable {
     public var storageFailures: StorageFailureCounts { storageFailureLog.counts }
 
     /// Creates a cache.
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, memoryTier: nil)
+    }
+
+    /// A cache whose memory tier is `memoryTier` instead of one of its own (the image pipeline's,
+    /// which keeps validated images); nil gives it its own as ``Configuration/memoryCostLimit`` says.
+    package init(configuration: Configuration, memoryTier: (any HTTPMemoryTier)?) {
         self.configuration = configuration
-        fetchSlots = configuration.maxConcurrentFetches.map { FetchSlots(limit: $0) }
+        origin = OriginFetcher(configuration: configuration)
         memory =
-            configuration.memoryCostLimit > 0
-            ? MemoryCache(costLimit: configuration.memoryCostLimit, countLimit: configuration.memoryCountLimit) : nil
+            memoryTier
+            ?? (configuration.memoryCostLimit > 0
+                ? EntryMemoryTier(
+                    entries: MemoryCache(costLimit: configuration.memoryCostLimit, countLimit: configuration.memoryCountLimit))
+                : nil)
         disk = configuration.store.map { DiskTier(store: $0) }
         storageFailureLog = StorageFailureLog(logger: configuration.logger)
         fingerprintKey =
@@ -69,17 +79,40 @@ public final class HTTPCache: Sendable {
     public func response(
         for request: HTTPCacheRequest, accepting acceptor: some ResponseBodyAcceptor, progress: ProgressHandler? = nil
     ) async throws(HTTPCacheError) -> HTTPCacheResponse {
-        try await response(for: request, accepting: acceptor, progress: progress, front: nil)
+        try await response(for: request, accepting: acceptor, progress: progress, lookup: nil)
     }
 
-    /// ``response(for:accepting:progress:)`` with a caller's memory tier in front of the cache's own.
+    /// ``response(for:accepting:progress:)`` after `lookup`, a look-up the caller made ahead of the
+    /// load (``lookUp(_:)``): what it found answers instead of reading the tiers again, so one load
+    /// reads storage once and counts one hit or miss.
     package func response(
         for request: HTTPCacheRequest, accepting acceptor: any ResponseBodyAcceptor, progress: ProgressHandler?,
-        front: FrontTier?
+        lookup: Lookup?
     ) async throws(HTTPCacheError) -> HTTPCacheResponse {
+        var transaction = transaction(for: request, accepting: acceptor, progress: progress)
+        if let lookup, lookup.key == transaction.key, transaction.request.mode != .noStore {
+            transaction.lookup = lookup
+        }
+        do {
+            return try await respond(to: transaction)
+        } catch {
+            throw HTTPCacheError(error, transport: configuration.transport)
+        }
+    }
+
+    /// The rules `request` is judged by: the configured evaluator with the request's override and
+    /// the store's fingerprint key.
+    private func evaluator(for request: HTTPCacheRequest) -> CachePolicyEvaluator {
         var evaluator = configuration.evaluator
         if let override = request.freshnessOverride { evaluator.override = override }
         evaluator.fingerprintKey = fingerprintKey
+        return evaluator
+    }
+
+    /// `request` under its key and rules; one without a cache (credentials that are not stored) bypasses it.
+    func transaction(
+        for request: HTTPCacheRequest, accepting acceptor: any ResponseBodyAcceptor, progress: ProgressHandler?
+    ) -> Transaction {
         var request = request
         if configuration.credentialedResponses == .notStored, request.mode == .default,
             CredentialFields.present(in: request.headers)
@@ -87,14 +120,9 @@ public final class HTTPCache: Sendable {
             request.mode = .noStore
         }
         let urlKey = request.cacheKey ?? configuration.cacheKey(request.url)
-        let transaction = Transaction(
-            request: request, key: storageKey(urlKey, headers: request.headers), urlKey: urlKey, evaluator: evaluator,
-            acceptor: acceptor, progress: progress, front: front)
-        do {
-            return try await respond(to: transaction)
-        } catch {
-            throw HTTPCacheError(error, transport: configuration.transport)
-        }
+        return Transaction(
+            request: request, key: storageKey(urlKey, headers: request.headers), urlKey: urlKey,
+            evaluator: evaluator(for: request), acceptor: acceptor, progress: progress)
     }
 
     /// Waits for background work (`stale-while-revalidate` refreshes) to finish.
@@ -114,8 +142,17 @@ extension HTTPCache {
         let evaluator: CachePolicyEvaluator
         let acceptor: any ResponseBodyAcceptor
         var progress: ProgressHandler?
-        let front: FrontTier?
+        /// The look-up made ahead of the load, if one was: it stands for reading the tiers.
+        var lookup: Lookup? = nil
 
         var head: HTTPRequestHead { request.head }
+
+        /// A `GET` without header fields of its own: the request ``CachePolicyEvaluator/plainReuse(of:summary:)`` judges for.
+        var isPlain: Bool { request.method == "GET" && request.headers.isEmpty }
+
+        /// The rule book's judgement of `entry` for this request, when it is plain; nil otherwise.
+        func plainReuse(of entry: StoredEntry) -> PlainReuse? {
+            isPlain ? evaluator.plainReuse(of: entry.response, summary: entry.freshness) : nil
+        }
     }
 }

@@ -9,21 +9,14 @@ final class CachedImage: Sendable {
     let data: Data
     let info: ImageInfo
     let http: StoredResponse?
-    /// When a plain request may take the image from memory without asking the HTTP cache, and
-    /// under which override; nil unless storing proved it fresh (see ``init(data:info:http:judgedFor:requestHeaders:now:freshness:)``).
-    let reuse: Reuse?
+    /// The HTTP cache's judgement of the image for a request without header fields of its own
+    /// (``CachePolicyEvaluator/plainReuse(of:summary:)``): a plain persistent request under the same
+    /// override takes it from memory while it is fresh. Nil when only the HTTP cache may judge it.
+    let reuse: PlainReuse?
     /// The image as a memory hit answers it: the stored headers, with an `Age` computed when read.
     let memoryResponse: ImageResponse
 
-    /// Until when, and for which freshness override, the image is known fresh.
-    struct Reuse: Sendable {
-        let until: Date
-        let override: FreshnessOverride
-        /// Lifetime and age on arrival, for the `Age` of a response served from it.
-        let facts: FreshnessFacts
-    }
-
-    init(data: Data, info: ImageInfo, http: StoredResponse?, reuse: Reuse? = nil) {
+    init(data: Data, info: ImageInfo, http: StoredResponse?, reuse: PlainReuse? = nil) {
         self.data = data
         self.info = info
         self.http = http
@@ -31,42 +24,6 @@ final class CachedImage: Sendable {
         memoryResponse =
             http.map { ImageResponse(data: data, info: info, agingFrom: $0, source: .memory) }
             ?? ImageResponse(data: data, info: info, http: nil, source: .memory)
-    }
-
-    /// The image with the memory fast path precomputed when it may be: fresh now under `override`,
-    /// not varying, not `no-cache`, and stored for a request with no headers of its own (which could
-    /// carry directives). Otherwise ``reuse`` is nil and only the HTTP cache may judge it.
-    ///
-    /// `freshness`, the disk tier's summary of `http`, saves parsing its headers.
-    convenience init(
-        data: Data, info: ImageInfo, http: StoredResponse, judgedFor override: FreshnessOverride,
-        requestHeaders: HeaderFields, now: Date, freshness: StoredFreshness? = nil
-    ) {
-        let evaluator = CachePolicyEvaluator(override: override)
-        let reuse =
-            requestHeaders.isEmpty
-            ? Self.reuse(of: http, evaluator, now, summary: freshness) : nil
-        self.init(data: data, info: info, http: http, reuse: reuse)
-    }
-
-    private static func reuse(
-        of http: StoredResponse, _ evaluator: CachePolicyEvaluator, _ now: Date, summary: StoredFreshness?
-    ) -> Reuse? {
-        // The disk tier's summary when it was made under these heuristic settings, else one made
-        // from the headers now: one judgement either way.
-        func judged(_ summary: StoredFreshness) -> FreshnessFacts? {
-            summary.facts(under: evaluator, status: http.status, responseTime: http.responseTime)
-        }
-        let usable: StoredFreshness
-        let facts: FreshnessFacts?
-        if let summary, let summarised = judged(summary) {
-            (usable, facts) = (summary, summarised)
-        } else {
-            usable = StoredFreshness(http, evaluator: evaluator)
-            facts = judged(usable)
-        }
-        guard !usable.varies, !usable.noCache, let facts, facts.isFresh(at: now) else { return nil }
-        return Reuse(until: facts.expirationDate ?? .distantFuture, override: evaluator.override, facts: facts)
     }
 
     /// Memory cost: decoded size (width × height × 4) when known, else the bytes.
@@ -85,9 +42,9 @@ final class CachedImage: Sendable {
     }
 
     /// The image an HTTP cache entry holds, when its description names format and size.
-    convenience init?(_ entry: StoredEntry) {
+    convenience init?(_ entry: StoredEntry, reuse: PlainReuse?) {
         guard let info = ImageInfo(entry.description) else { return nil }
-        self.init(data: entry.body, info: info, http: entry.response)
+        self.init(data: entry.body, info: info, http: entry.response, reuse: reuse)
     }
 }
 

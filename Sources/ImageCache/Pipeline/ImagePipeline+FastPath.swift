@@ -2,11 +2,12 @@ import Foundation
 
 /// Hits answered on the caller's task, before any coalescing: going through the in-flight registry
 /// and the HTTP cache costs a task and a thread hop (tens of microseconds), more than the hit
-/// itself. Each path answers only what it can prove the slow path would answer the same way;
-/// anything else returns nil and goes the slow way.
+/// itself. Each path answers only when the HTTP cache's rule book says a plain request may use the
+/// stored response now (``CachePolicyEvaluator/plainReuse(of:summary:)``); anything else goes the
+/// slow way, which then decides with the full rule.
 extension ImagePipeline {
-    /// A memory hit: `duringAppSession` images, and `persistent` ones that storing proved fresh
-    /// (``CachedImage/init(data:info:http:judgedFor:requestHeaders:now:freshness:)``) while they still are.
+    /// A memory hit: `duringAppSession` images, and `persistent` ones the HTTP cache judged for a
+    /// plain request under the same override, while they are fresh.
     ///
     /// The response's `Age` is computed when its `http` is read, not here.
     func memoryHit(for request: ImageRequest, cacheKey: CacheKey) -> ImageResponse? {
@@ -17,30 +18,31 @@ extension ImagePipeline {
             return memory.value(for: cacheKey)?.memoryResponse
         case let .persistent(override):
             guard !request.hasOwnHeaders, let image = memory.value(for: cacheKey), let reuse = image.reuse,
-                reuse.override == override, Date() < reuse.until
+                reuse.override == override, reuse.isFresh(at: Date())
             else { return nil }
             return image.memoryResponse
         }
     }
 
-    /// A disk hit: a `persistent` request without headers of its own, whose stored 200 response
-    /// describes a validated image, does not vary, needs no validation and is fresh now under the
-    /// request's override. One read of the store; the image then joins the memory tier.
-    ///
-    /// A storage error is not reported here: the slow path reads again and reports it.
-    func diskHit(for request: ImageRequest, cacheKey: CacheKey) -> ImageResponse? {
-        guard case let .persistent(override) = request.policy, !request.hasOwnHeaders,
-            let disk = http.disk, let entry = try? disk.read(cacheKey.string), entry.response.status == 200,
-            let info = ImageInfo(entry.description)
+    /// The HTTP cache's look-up for a persistent request without headers of its own: the one read
+    /// of storage its load makes. The load is handed what it found rather than reading again, so a
+    /// load counts one hit or miss in the store's statistics.
+    func lookUp(_ request: ImageRequest) -> HTTPCache.Lookup? {
+        guard case let .persistent(override) = request.policy, !request.hasOwnHeaders else { return nil }
+        return http.lookUp(httpRequest(for: request, override: override))
+    }
+
+    /// A stored hit: what the look-up found is a 200 describing a validated image, and the rule
+    /// book's judgement for a plain request says it is fresh now.
+    func storedHit(_ lookup: HTTPCache.Lookup) -> ImageResponse? {
+        guard let found = lookup.found, let reuse = lookup.plainReuse, found.entry.response.status == 200,
+            let info = ImageInfo(found.entry.description)
         else { return nil }
         let now = Date()
-        let image = CachedImage(
-            data: entry.body, info: info, http: entry.response, judgedFor: override, requestHeaders: request.headers,
-            now: now, freshness: entry.freshness)
-        guard let reuse = image.reuse else { return nil }
-        memory.set(image, for: cacheKey, cost: image.cost)
-        let headers = CachePolicyEvaluator.headers(of: entry.response, age: reuse.facts.age(at: now))
+        guard reuse.isFresh(at: now) else { return nil }
+        let headers = CachePolicyEvaluator.headers(of: found.entry.response, age: reuse.facts.age(at: now))
         return ImageResponse(
-            data: image.data, info: info, http: HTTPResponseHead(status: 200, headers: headers), source: .disk)
+            data: found.entry.body, info: info, http: HTTPResponseHead(status: 200, headers: headers),
+            source: ImageSource(.cache(found.tier)))
     }
 }

@@ -1,48 +1,34 @@
 import Foundation
 
-/// The persistent policy: the memory tier of decoded images in front of the HTTP cache, which
-/// answers from disk or the origin as RFC 9111 allows.
+/// The persistent policy: the HTTP cache answers from its tiers (the pipeline's memory tier, then
+/// disk) or the origin as RFC 9111 allows, and keeps the memory tier in step.
 extension ImagePipeline {
     func loadPersistent(
-        _ request: ImageRequest, cacheKey: CacheKey, override: FreshnessOverride, shared: SharedLoad
+        _ request: ImageRequest, override: FreshnessOverride, lookup: HTTPCache.Lookup?, shared: SharedLoad
     ) async throws -> ImageResponse {
-        // An image remembered without its response cannot be judged; the HTTP cache then looks on disk.
-        let remembered = memory.value(for: cacheKey).flatMap { $0.http == nil ? nil : $0 }
-        var httpRequest = HTTPCacheRequest(
-            url: request.url, headers: request.headers,
-            mode: request.networkAccess == .cacheOnly ? .onlyIfCached : .default)
-        // The URL's key: the HTTP cache partitions it by credentials itself, as `cacheKey` already is.
-        httpRequest.cacheKey = configuration.key(for: request)
-        httpRequest.freshnessOverride = override
         let acceptor = ImageBodyAcceptor(validator: configuration.validator)
-        let memory = memory
-        let front = FrontTier(entry: remembered?.storedEntry) { refreshed in
-            // A background refresh replaced the entry: keep the new one, or let the next load read it.
-            if let image = CachedImage(refreshed) {
-                memory.set(image, for: cacheKey, cost: image.cost)
-            } else {
-                memory.removeValue(for: cacheKey)
-            }
-        }
         let response = try await http.response(
-            for: httpRequest, accepting: acceptor, progress: shared.report, front: front)
-        let info = try imageInfo(of: response, remembered: remembered, acceptor: acceptor)
-        if let stored = response.storedResponse {
-            let image = CachedImage(
-                data: response.body, info: info, http: stored, judgedFor: override, requestHeaders: request.headers,
-                now: Date())
-            memory.set(image, for: cacheKey, cost: image.cost)
-        }
+            for: httpRequest(for: request, override: override), accepting: acceptor, progress: shared.report,
+            lookup: lookup)
+        let info = try imageInfo(of: response, acceptor: acceptor)
         return ImageResponse(data: response.body, info: info, http: response.head, source: ImageSource(response.source))
     }
 
-    /// What the served bytes are: validated now (from the network), remembered (the memory tier's
-    /// entry answered, possibly after a 304), or described on disk (validated again if not).
-    private func imageInfo(
-        of response: HTTPCacheResponse, remembered: CachedImage?, acceptor: ImageBodyAcceptor
-    ) throws -> ImageInfo {
+    /// `request` as the HTTP cache takes it.
+    func httpRequest(for request: ImageRequest, override: FreshnessOverride) -> HTTPCacheRequest {
+        var httpRequest = HTTPCacheRequest(
+            url: request.url, headers: request.headers,
+            mode: request.networkAccess == .cacheOnly ? .onlyIfCached : .default)
+        // The URL's key: the HTTP cache partitions it by credentials itself.
+        httpRequest.cacheKey = configuration.key(for: request)
+        httpRequest.freshnessOverride = override
+        return httpRequest
+    }
+
+    /// What the served bytes are: validated now (from the network), or described where they were
+    /// kept (validated again if not: an entry stored by something other than a pipeline).
+    private func imageInfo(of response: HTTPCacheResponse, acceptor: ImageBodyAcceptor) throws -> ImageInfo {
         if response.source == .network, let info = acceptor.validatedInfo { return info }
-        if response.source != .network, let remembered { return remembered.info }
         if let info = ImageInfo(response.bodyDescription) { return info }
         do {
             return try configuration.validator.validate(response.body)

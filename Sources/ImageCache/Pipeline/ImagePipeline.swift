@@ -20,7 +20,7 @@ public final class ImagePipeline: Sendable {
     public let configuration: Configuration
     let memory: MemoryCache<CacheKey, CachedImage>
     let loads = InFlightLoads()
-    /// HTTP caching over the disk tier; the pipeline's memory tier sits in front of it.
+    /// HTTP caching over the disk tier, with the pipeline's memory tier as its memory tier.
     let http: HTTPCache
     private let background = BackgroundWork()
     /// Whether a persistent request has met this pipeline without a disk cache (said once).
@@ -51,7 +51,7 @@ public final class ImagePipeline: Sendable {
         http.credentialedResponses = configuration.credentialedResponses
         if let cacheKey = configuration.cacheKey { http.cacheKey = cacheKey }
         http.logger = configuration.logger
-        self.http = HTTPCache(configuration: http)
+        self.http = HTTPCache(configuration: http, memoryTier: ImageMemoryTier(images: memory))
     }
 
     /// Loads the image for `request`; `progress` hears about body bytes as they arrive.
@@ -68,26 +68,27 @@ public final class ImagePipeline: Sendable {
         return try await loadBeyondMemory(request, cacheKey: cacheKey, progress: progress)
     }
 
-    /// The disk fast path, then the coalesced load: off the caller's actor, since a disk read
-    /// or a fetch must not run on the main actor.
+    /// The stored fast path, then the coalesced load handed what it read: off the caller's actor,
+    /// since a disk read or a fetch must not run on the main actor.
     @concurrent
     private func loadBeyondMemory(
         _ request: ImageRequest, cacheKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
     ) async throws(ImageLoadError) -> ImageResponse {
-        if let hit = diskHit(for: request, cacheKey: cacheKey) { return hit }
-        return try await coalescedLoad(request, cacheKey: cacheKey, progress: progress)
+        let lookup = lookUp(request)
+        if let lookup, let hit = storedHit(lookup) { return hit }
+        return try await coalescedLoad(request, cacheKey: cacheKey, lookup: lookup, progress: progress)
     }
 
     /// Everything but the fast paths, in its own function: its async frame (the coalescing
     /// closure, the error mapping) then costs nothing to a hit.
     private func coalescedLoad(
-        _ request: ImageRequest, cacheKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
+        _ request: ImageRequest, cacheKey: CacheKey, lookup: HTTPCache.Lookup?, progress: (@Sendable (Int, Int?) -> Void)?
     ) async throws(ImageLoadError) -> ImageResponse {
         let key = InFlightLoads.Key(
             cacheKey: cacheKey.string, policy: request.policy, headers: request.headers, networkAccess: request.networkAccess)
         do {
             return try await loads.run(key, priority: request.priority.taskPriority, progress: progress) { shared in
-                try await self.load(request, cacheKey: cacheKey, shared: shared)
+                try await self.load(request, cacheKey: cacheKey, lookup: lookup, shared: shared)
             }
         } catch {
             throw ImageLoadError(error)
@@ -142,7 +143,9 @@ public final class ImagePipeline: Sendable {
         await http.waitForBackgroundWork()
     }
 
-    private func load(_ request: ImageRequest, cacheKey: CacheKey, shared: SharedLoad) async throws -> ImageResponse {
+    private func load(
+        _ request: ImageRequest, cacheKey: CacheKey, lookup: HTTPCache.Lookup?, shared: SharedLoad
+    ) async throws -> ImageResponse {
         switch request.policy {
         case .withViewCycle:
             guard request.networkAccess == .allowed else { throw ImageLoadError.notCached(request.url) }
@@ -156,7 +159,7 @@ public final class ImagePipeline: Sendable {
             return fetched.response
         case let .persistent(override):
             if configuration.diskCache == nil { sayMemoryOnlyOnce() }
-            return try await loadPersistent(request, cacheKey: cacheKey, override: override, shared: shared)
+            return try await loadPersistent(request, override: override, lookup: lookup, shared: shared)
         }
     }
 
@@ -168,17 +171,15 @@ public final class ImagePipeline: Sendable {
             "A persistent request met a pipeline without a disk cache: its images are kept in memory only. Set ImagePipeline.Configuration.diskCache, or use ImagePipeline.shared.")
     }
 
-    /// Fetches and validates `request` without reading or writing the HTTP cache: the policies that
-    /// keep no HTTP cache still get retries, fetch slots and validation from it.
+    /// Fetches and validates `request` through the HTTP cache's origin fetcher, below the cache:
+    /// the policies that keep no HTTP cache share its fetch slots and retries, and nothing is read
+    /// from or written to storage.
     private func fetchUncached(_ request: ImageRequest, shared: SharedLoad) async throws -> UncachedFetch {
-        let httpRequest = HTTPCacheRequest(url: request.url, headers: request.headers, mode: .noStore)
+        let httpRequest = HTTPCacheRequest(url: request.url, headers: request.headers)
         let acceptor = ImageBodyAcceptor(validator: configuration.validator)
-        let requestTime = Date()
-        let response = try await http.response(for: httpRequest, accepting: acceptor, progress: shared.report, front: nil)
-        guard let info = acceptor.validatedInfo else { throw ImageLoadError.httpStatus(response.head.status) }
-        return UncachedFetch(
-            body: response.body, info: info, head: response.head, request: httpRequest.head, requestTime: requestTime,
-            responseTime: Date())
+        let fetched = try await http.origin.fetch(httpRequest, accepting: acceptor, progress: shared.report)
+        guard let info = acceptor.validatedInfo else { throw ImageLoadError.httpStatus(fetched.head.status) }
+        return UncachedFetch(fetched: fetched, info: info, request: httpRequest.head)
     }
 }
 

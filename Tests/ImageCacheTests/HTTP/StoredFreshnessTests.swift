@@ -38,12 +38,21 @@ struct StoredFreshnessTests {
         }
     }
 
-    @Test("Vary and no-cache are recorded; other heuristic settings make the summary unusable")
+    @Test("a Vary a plain request fails and an unqualified no-cache are recorded; other heuristic settings make the summary unusable")
     func flagsAndSettings() {
-        let varying = StoredFreshness(HTTPFixture.stored(["Cache-Control": "max-age=60", "Vary": "Accept"]), evaluator: .init())
+        let acceptRequest = HTTPRequestHead(method: "GET", headers: ["Accept": "image/webp"])
+        let varying = StoredFreshness(
+            HTTPFixture.stored(["Cache-Control": "max-age=60", "Vary": "Accept"], request: acceptRequest), evaluator: .init())
         #expect(varying.varies && !varying.noCache)
+        // Stored for a request without Accept: a plain request selects the same variant.
+        let plainVariant = StoredFreshness(HTTPFixture.stored(["Cache-Control": "max-age=60", "Vary": "Accept"]), evaluator: .init())
+        #expect(!plainVariant.varies)
+        #expect(StoredFreshness(HTTPFixture.stored(["Vary": "*"]), evaluator: .init()).varies)
+        let unqualified = StoredFreshness(HTTPFixture.stored(["Cache-Control": "no-cache, max-age=60"]), evaluator: .init())
+        #expect(unqualified.noCache && !unqualified.varies)
+        // The qualified form restricts which fields may be sent without validation, not the response (§5.2.2.4).
         let qualified = StoredFreshness(HTTPFixture.stored(["Cache-Control": "no-cache=\"Set-Cookie\", max-age=60"]), evaluator: .init())
-        #expect(qualified.noCache && !qualified.varies)
+        #expect(!qualified.noCache && !qualified.varies)
         let stored = HTTPFixture.stored(["Last-Modified": HTTPDate.string(from: HTTPFixture.start - 86_400)])
         let summary = StoredFreshness(stored, evaluator: CachePolicyEvaluator())
         let otherFraction = CachePolicyEvaluator(heuristicFraction: 0.2)

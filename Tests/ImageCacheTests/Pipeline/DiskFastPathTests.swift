@@ -127,4 +127,50 @@ struct DiskFastPathTests {
         #expect(fixture.originHits("/v1-fresh.png") == 0)
         #expect(fixture.originHits("/v1-stale.png") == 1)
     }
+
+    /// The store's hit and miss counters after `fixture`'s pending accesses are recorded.
+    static func counted(_ store: PersistentStore) async throws -> (hits: Int, misses: Int) {
+        try await store.flush()
+        let statistics = try store.statistics()
+        return (statistics.hits, statistics.misses)
+    }
+
+    @Test("a load reads the store once: a cold miss counts one miss, a disk hit and a revalidation one hit each")
+    func oneReadPerLoad() async throws {
+        let fixture = try await PipelineFixture(handler: Self.origin(("Cache-Control", "max-age=3600")))
+        let staleOrigin = try await PipelineFixture(handler: Self.origin(("Cache-Control", "max-age=0")))
+        #expect(try await fixture.pipeline.image(for: fixture.request("/once.png")).source == .network)
+        #expect(try await Self.counted(fixture.store) == (hits: 0, misses: 1))
+        let relaunched = try fixture.relaunchedPipeline()
+        #expect(try await relaunched.image(for: fixture.request("/once.png")).source == .disk)
+        let reopened = try PersistentStore(directory: fixture.folder.url)
+        defer { reopened.close() }
+        #expect(try await Self.counted(reopened) == (hits: 1, misses: 1))
+
+        #expect(try await staleOrigin.pipeline.image(for: staleOrigin.request("/again.png")).source == .network)
+        let staleRelaunched = try staleOrigin.relaunchedPipeline()
+        #expect(try await staleRelaunched.image(for: staleOrigin.request("/again.png")).source == .revalidated)
+        let staleStore = try PersistentStore(directory: staleOrigin.folder.url)
+        defer { staleStore.close() }
+        #expect(try await Self.counted(staleStore) == (hits: 1, misses: 1))
+    }
+
+    @Test("no-cache under an override, and a qualified no-cache, are served from disk as the full rule allows")
+    func noCacheTheRuleAllows() async throws {
+        let fixture = try await PipelineFixture(handler: { request in
+            let directive = request.path == "/lifted.png" ? "no-cache, max-age=3600" : "no-cache=\"Set-Cookie\", max-age=3600"
+            return OriginResponse(headers: headers(("Cache-Control", directive), ("ETag", "\"d\"")), body: Self.png)
+        })
+        let lifted = fixture.request("/lifted.png", policy: .persistent(.minimumTimeToLive(.seconds(60))))
+        let qualified = fixture.request("/qualified.png")
+        _ = try await fixture.pipeline.image(for: lifted)
+        _ = try await fixture.pipeline.image(for: qualified)
+        #expect(fixture.pipeline.cachedImage(for: lifted)?.source == .memory)
+        #expect(fixture.pipeline.cachedImage(for: qualified)?.source == .memory)
+        let relaunched = try fixture.relaunchedPipeline()
+        #expect(try await relaunched.image(for: lifted).source == .disk)
+        #expect(try await relaunched.image(for: qualified).source == .disk)
+        #expect(fixture.originHits("/lifted.png") == 1)
+        #expect(fixture.originHits("/qualified.png") == 1)
+    }
 }

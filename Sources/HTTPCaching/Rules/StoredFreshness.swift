@@ -17,9 +17,13 @@ package struct StoredFreshness: Sendable, Hashable {
     var heuristicFraction: Double
     /// The heuristic cap in seconds; infinity when there is none.
     var maximumHeuristicLifetime: Double
-    /// The response names request fields in `Vary`.
+    /// A `GET` without header fields of its own does not match the response's `Vary` (RFC 9111
+    /// §4.1). Summaries written before this meaning say whether `Vary` is present at all: a
+    /// superset, so they only ever send a fast path to the full rule.
     package var varies: Bool
-    /// The response has a `no-cache` directive, qualified or not.
+    /// The response has an unqualified `no-cache` (§5.2.2.4): validated before each use unless an
+    /// override applies. Earlier summaries also set it for the qualified form, which the full rule
+    /// then decides.
     package var noCache: Bool
 
     /// The summary of `stored` under `evaluator`'s heuristic settings (its override is not applied).
@@ -32,8 +36,10 @@ package struct StoredFreshness: Sendable, Hashable {
         ageAtReceipt = facts.ageAtReceipt
         heuristicFraction = evaluator.heuristicFraction
         maximumHeuristicLifetime = Self.seconds(evaluator.maximumHeuristicLifetime)
-        varies = stored.headers.contains("Vary")
-        noCache = directives.noCache != nil
+        varies =
+            stored.headers.contains("Vary")
+            && !evaluator.matchesVary(stored, request: HTTPRequestHead(method: "GET", headers: [:]))
+        noCache = directives.noCache == .all
     }
 
     /// The response's freshness under `evaluator` (its override applied), or nil when the summary

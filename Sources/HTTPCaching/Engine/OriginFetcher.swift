@@ -1,0 +1,96 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Exchanges with origins, below any caching: fetch slots, retries of transient failures and
+/// statuses, and bodies read through an acceptor under the size limit.
+///
+/// ``HTTPCache`` fetches through one. A caller that keeps no HTTP cache for some requests (the
+/// image pipeline's `withViewCycle` and `duringAppSession` policies) fetches through the same one,
+/// so its exchanges share the cache's slots and retry rules without reading or writing storage.
+package struct OriginFetcher: Sendable {
+    let transport: any HTTPTransport
+    let retry: RetryPolicy
+    let requestTimeout: Duration
+    let maxBodyBytes: Int
+    /// Slots for exchanges, when the configuration sets a limit.
+    let slots: FetchSlots?
+
+    /// A response fetched whole, with when it was asked for and when its head arrived.
+    package struct Fetched: Sendable {
+        package let head: HTTPResponseHead
+        package let body: Data
+        package let description: BodyDescription
+        package let requestTime: Date
+        package let responseTime: Date
+    }
+
+    init(configuration: HTTPCache.Configuration) {
+        transport = configuration.transport
+        retry = configuration.retry
+        requestTimeout = configuration.requestTimeout
+        maxBodyBytes = configuration.maxBodyBytes
+        slots = configuration.maxConcurrentFetches.map { FetchSlots(limit: $0) }
+    }
+
+    /// Fetches `request` as it is, reading its body through `acceptor`: nothing is looked up, stored
+    /// or invalidated.
+    /// - Throws: ``HTTPCacheError``, as ``HTTPCache/response(for:accepting:progress:)`` does.
+    package func fetch(
+        _ request: HTTPCacheRequest, accepting acceptor: any ResponseBodyAcceptor, progress: HTTPCache.ProgressHandler?
+    ) async throws(HTTPCacheError) -> Fetched {
+        let requestTime = Date()
+        do {
+            let (response, slot) = try await send(request.head, url: request.url, body: request.body)
+            defer { slot?.release() }
+            let responseTime = Date()
+            let (body, description) = try await read(response, acceptor: acceptor, progress: progress)
+            return Fetched(
+                head: response.head, body: body, description: description, requestTime: requestTime,
+                responseTime: responseTime)
+        } catch {
+            throw HTTPCacheError(error, transport: transport)
+        }
+    }
+
+    /// Reads `response`'s body through `acceptor`, under the size limit.
+    func read(
+        _ response: TransportResponse, acceptor: any ResponseBodyAcceptor, progress: HTTPCache.ProgressHandler?
+    ) async throws -> (body: Data, description: BodyDescription) {
+        try await BodyReader(maxBodyBytes: maxBodyBytes).read(response, acceptor: acceptor, progress: progress)
+    }
+
+    /// Methods whose requests may be repeated without a different effect (RFC 9110 §9.2.2): only
+    /// these are retried.
+    private static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+
+    /// Sends `head` through the transport, retrying transient failures and statuses as ``retry``
+    /// allows; returns once a response head has arrived, with the fetch slot the exchange holds
+    /// (nil without a limit), which the caller releases once done with the body.
+    func send(_ head: HTTPRequestHead, url: URL, body: Data?) async throws -> (TransportResponse, FetchSlots.Slot?) {
+        let request = TransportRequest(url: url, head: head, body: body, timeout: requestTimeout, maxBodyBytes: maxBodyBytes)
+        var attempt = 1
+        while true {
+            try Task.checkCancellation()
+            let mayRetry = Self.idempotentMethods.contains(head.method) && attempt < retry.maxAttempts
+            let slot = try await slots?.acquire()
+            do {
+                let response = try await transport.send(request)
+                guard mayRetry, RetryPolicy.transientStatuses.contains(response.head.status) else { return (response, slot) }
+                // The abandoned body's stream ends when `response` goes, which cancels its transfer.
+                slot?.release()
+                let retryAfter = RetryPolicy.retryAfter(response.head.headers.firstValue(for: "Retry-After"), now: Date())
+                try await Task.sleep(for: retry.delay(afterAttempt: attempt, retryAfter: retryAfter))
+            } catch where mayRetry && !(error is CancellationError) && transport.isTransient(error) {
+                slot?.release()
+                try await Task.sleep(for: retry.delay(afterAttempt: attempt, retryAfter: nil))
+            } catch {
+                slot?.release()
+                throw error
+            }
+            attempt += 1
+        }
+    }
+}
