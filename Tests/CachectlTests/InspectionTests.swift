@@ -131,6 +131,22 @@ struct InspectionTests {
         #expect(shown.status == 0, "\(shown)")
         let percent = Int(CachePolicyEvaluator().heuristicFraction * 100)
         #expect(shown.output.contains("(\(percent) % of the time since Last-Modified"), "\(shown.output)")
+        #expect(shown.output.contains("fresh for"), "\(shown.output)")
+
+        // Stored by an app with its own heuristic settings: explained by those, not the defaults.
+        let appRules = CachePolicyEvaluator(heuristicFraction: 0.25, maximumHeuristicLifetime: .seconds(7_200))
+        let reopened = try PersistentStore(directory: folder.url)
+        try await reopened.put(
+            NewEntry(
+                key: "https://img.example/own-rules.png", data: Data(count: 100),
+                attributes: EntryAttributes(
+                    expiresAt: appRules.expirationDate(of: response),
+                    responseHeaders: response.encoded(freshness: StoredFreshness(response, evaluator: appRules)))))
+        reopened.close()
+        let own = try await Cachectl.run(["show", "https://img.example/own-rules.png", "--path", folder.url.path])
+        #expect(own.status == 0, "\(own)")
+        #expect(own.output.contains("heuristic lifetime 2 h (25 % of the time since Last-Modified, at most 2 h)"), "\(own.output)")
+        #expect(!own.output.contains("override"), "\(own.output)")
     }
 
     @Test("without --path: $SWIFT_IMAGE_CACHE_PATH, else $XDG_CACHE_HOME, else ~/.cache")

@@ -53,6 +53,14 @@ package struct StoredFreshness: Sendable, Hashable {
             responseTime: responseTime)
     }
 
+    /// The rules the summary was written under, without an override (which is the request's, not
+    /// the response's): what a tool explaining a stored entry judges it by.
+    package var writerEvaluator: CachePolicyEvaluator {
+        CachePolicyEvaluator(
+            heuristicFraction: heuristicFraction,
+            maximumHeuristicLifetime: maximumHeuristicLifetime.isFinite ? HTTPSeconds.duration(maximumHeuristicLifetime) : nil)
+    }
+
     private static func seconds(_ duration: Duration?) -> Double {
         duration?.seconds ?? .infinity
     }

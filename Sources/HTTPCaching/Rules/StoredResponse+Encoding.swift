@@ -26,7 +26,7 @@ extension StoredResponse {
 
     /// The version 4 form: ``encoded()``'s fields, then `freshness`. ``init(encoded:)`` reads every
     /// version and ignores the summary.
-    func encoded(freshness: StoredFreshness) -> Data {
+    package func encoded(freshness: StoredFreshness) -> Data {
         var bytes = encodedBytes(version: Self.annotatedVersion)
         freshness.append(to: &bytes)
         return Data(bytes)
@@ -63,7 +63,7 @@ extension StoredResponse {
     }
 
     /// Decodes either version; the freshness summary is nil for version 1.
-    static func decodeAnnotated(_ data: Data) -> (response: StoredResponse, freshness: StoredFreshness?)? {
+    package static func decodeAnnotated(_ data: Data) -> (response: StoredResponse, freshness: StoredFreshness?)? {
         data.withUnsafeBytes { decode($0) }
     }
 

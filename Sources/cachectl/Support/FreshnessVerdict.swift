@@ -5,9 +5,10 @@ import HTTPCaching
 
 /// Whether an entry can be used as it is, and why.
 ///
-/// The state follows the expiry the app recorded (`expiresAt`, which the pipeline computes from
-/// the response's headers and its freshness override), so `stats`, `list`, `show` and
-/// `purge --expired` agree:
+/// The state follows the expiry the app recorded (`expiresAt`: the HTTP cache's rule book computes
+/// it from the response's headers and the request's freshness override when it stores the entry,
+/// and a property test holds it to the rule), so `stats`, `list`, `show` and `purge --expired`
+/// agree without restating the rule:
 /// - **fresh**: no expiry recorded, or the expiry is still ahead;
 /// - **stale**: the expiry has passed, but the entry has a validator (`ETag` or `Last-Modified`), so
 ///   a conditional request can revalidate it (a 304 costs headers, not the image);
@@ -34,13 +35,16 @@ struct FreshnessVerdict: Sendable {
         return !stored.conditionalRequestHeaders.isEmpty
     }
 
-    /// The state and the reason, from the recorded expiry and the stored response's headers.
+    /// The state and the reason, from the recorded expiry and the stored response's headers, judged
+    /// under the heuristic settings the app stored it with (its freshness summary's), else the defaults.
     init(for metadata: EntryMetadata, now: Date) {
         state = Self.state(of: metadata, now: now)
-        let stored = metadata.attributes.responseHeaders.flatMap(StoredResponse.init(encoded:))
+        let annotated = metadata.attributes.responseHeaders.flatMap(StoredResponse.decodeAnnotated)
+        let stored = annotated?.response
+        let evaluator = annotated?.freshness?.writerEvaluator ?? CachePolicyEvaluator()
         var reasons: [String] = []
         if let stored {
-            reasons.append(Self.headerReason(stored, now: now))
+            reasons.append(Self.headerReason(stored, evaluator, now: now))
         } else if let expiresAt = metadata.attributes.expiresAt {
             reasons.append("expiry recorded for \(Self.timestamp(expiresAt)), no stored response")
         } else {
@@ -59,15 +63,14 @@ struct FreshnessVerdict: Sendable {
             headline = "expired \(TimeSpan.format(now.timeIntervalSince(expiresAt ?? now))) ago"
             reasons.append("no ETag or Last-Modified, so it will be downloaded again")
         }
-        if let stored, CachePolicyEvaluator().isFresh(stored, now: now) != (metadata.isExpired(at: now) == false) {
+        if let stored, evaluator.isFresh(stored, now: now) != (metadata.isExpired(at: now) == false) {
             reasons.append("the app's freshness override set the recorded expiry")
         }
         explanation = headline + ": " + reasons.joined(separator: "; ")
     }
 
     /// Where the freshness lifetime comes from and the response's age: "max-age=86400, age 21 h".
-    private static func headerReason(_ stored: StoredResponse, now: Date) -> String {
-        let evaluator = CachePolicyEvaluator()
+    private static func headerReason(_ stored: StoredResponse, _ evaluator: CachePolicyEvaluator, now: Date) -> String {
         let age = "age \(TimeSpan.format((evaluator.currentAge(of: stored, now: now)).seconds))"
         let directives = stored.cacheControl
         var source: String
@@ -78,7 +81,8 @@ struct FreshnessVerdict: Sendable {
         } else if stored.headers.contains("Last-Modified") {
             let lifetime = (evaluator.freshnessLifetime(of: stored)).seconds
             let percent = (evaluator.heuristicFraction * 100).formatted(.number.precision(.fractionLength(0...1)))
-            source = "heuristic lifetime \(TimeSpan.format(lifetime)) (\(percent) % of the time since Last-Modified, the default rule)"
+            let cap = evaluator.maximumHeuristicLifetime.map { ", at most \(TimeSpan.format($0.seconds))" } ?? ""
+            source = "heuristic lifetime \(TimeSpan.format(lifetime)) (\(percent) % of the time since Last-Modified\(cap))"
         } else {
             source = "no max-age, Expires or Last-Modified"
         }
