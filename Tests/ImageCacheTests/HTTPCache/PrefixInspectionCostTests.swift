@@ -28,7 +28,7 @@ struct PrefixInspectionCostTests {
 
         func finish(_ body: Data, of head: HTTPResponseHead) throws -> BodyDescription {
             let info = try validator.validate(body)
-            return BodyDescription(format: "\(info.format)", pixelWidth: info.pixelWidth, pixelHeight: info.pixelHeight)
+            return BodyDescription(format: "\(info.format)", pixelWidth: info.pixelWidth, pixelHeight: info.pixelHeight, cost: nil)
         }
     }
 
