@@ -19,35 +19,47 @@ extension HTTPCache {
         package let plainReuse: PlainReuse?
     }
 
-    /// Reads the tiers for `request` as a load of it would, without loading: the memory tier, then
-    /// the disk tier (what it finds joins the memory tier). Nothing is read for a request that
-    /// bypasses the cache.
-    package func lookUp(_ request: HTTPCacheRequest) -> Lookup {
-        let transaction = transaction(for: request, accepting: AcceptEveryBody(), progress: nil)
-        let found = transaction.request.mode == .noStore ? nil : lookUp(transaction)
-        return Lookup(key: transaction.key, found: found, plainReuse: found.flatMap { transaction.plainReuse(of: $0.entry) })
+    /// Reads the tiers for a `GET` without header fields of its own, stored under `key`, as a load
+    /// of it would, without loading: the memory tier, then the disk tier (what it finds joins the
+    /// memory tier), with the rule book's judgement of what was found under `override` (nil: the
+    /// configured evaluator's).
+    ///
+    /// Such a request's storage key is its URL key: only credentials partition it.
+    package func lookUp(plainRequestFor key: String, override: FreshnessOverride?) -> Lookup {
+        read(key, plainRequestEvaluator: evaluator(override: override), judgingMemoryHits: true)
     }
 
     /// What the look-up made ahead of the load found, else what the tiers hold now.
     func found(_ transaction: Transaction) -> Found? {
         if let lookup = transaction.lookup { return lookup.found }
-        return lookUp(transaction)
+        let plain = transaction.isPlain ? transaction.evaluator : nil
+        return read(transaction.key, plainRequestEvaluator: plain, judgingMemoryHits: false).found
     }
 
-    /// The memory tier's entry, else the disk tier's (kept in the memory tier from then on).
-    private func lookUp(_ transaction: Transaction) -> Found? {
-        if let entry = memory?.entry(for: transaction.key) { return Found(entry: entry, tier: .memory) }
-        guard let disk else { return nil }
+    /// The memory tier's entry, else the disk tier's, which joins the memory tier with its
+    /// judgement for a plain request when `plainRequestEvaluator` is given (the request is plain).
+    private func read(
+        _ key: String, plainRequestEvaluator evaluator: CachePolicyEvaluator?, judgingMemoryHits: Bool
+    ) -> Lookup {
+        func judged(_ entry: StoredEntry) -> PlainReuse? {
+            evaluator?.plainReuse(of: entry.response, summary: entry.freshness)
+        }
+        if let entry = memory?.entry(for: key) {
+            return Lookup(
+                key: key, found: Found(entry: entry, tier: .memory), plainReuse: judgingMemoryHits ? judged(entry) : nil)
+        }
+        guard let disk else { return Lookup(key: key, found: nil, plainReuse: nil) }
         let stored: StoredEntry?
         do {
-            stored = try disk.read(transaction.key)
+            stored = try disk.read(key)
         } catch {
             // A store that cannot be read is a miss: the origin still answers.
             storageFailureLog.record(error, operation: "read")
-            return nil
+            return Lookup(key: key, found: nil, plainReuse: nil)
         }
-        guard let entry = stored else { return nil }
-        memory?.keep(entry, for: transaction.key, plainReuse: transaction.plainReuse(of: entry))
-        return Found(entry: entry, tier: .disk)
+        guard let entry = stored else { return Lookup(key: key, found: nil, plainReuse: nil) }
+        let reuse = judged(entry)
+        memory?.keep(entry, for: key, plainReuse: reuse)
+        return Lookup(key: key, found: Found(entry: entry, tier: .disk), plainReuse: reuse)
     }
 }

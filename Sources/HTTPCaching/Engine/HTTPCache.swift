@@ -100,11 +100,11 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// The rules `request` is judged by: the configured evaluator with the request's override and
-    /// the store's fingerprint key.
-    private func evaluator(for request: HTTPCacheRequest) -> CachePolicyEvaluator {
+    /// The rules a request is judged by: the configured evaluator with the request's override
+    /// (nil: the configured one) and the store's fingerprint key.
+    func evaluator(override: FreshnessOverride?) -> CachePolicyEvaluator {
         var evaluator = configuration.evaluator
-        if let override = request.freshnessOverride { evaluator.override = override }
+        if let override { evaluator.override = override }
         evaluator.fingerprintKey = fingerprintKey
         return evaluator
     }
@@ -122,7 +122,7 @@ public final class HTTPCache: Sendable {
         let urlKey = request.cacheKey ?? configuration.cacheKey(request.url)
         return Transaction(
             request: request, key: storageKey(urlKey, headers: request.headers), urlKey: urlKey,
-            evaluator: evaluator(for: request), acceptor: acceptor, progress: progress)
+            evaluator: evaluator(override: request.freshnessOverride), acceptor: acceptor, progress: progress)
     }
 
     /// Waits for background work (`stale-while-revalidate` refreshes) to finish.

@@ -29,7 +29,7 @@ extension ImagePipeline {
     /// load counts one hit or miss in the store's statistics.
     func lookUp(_ request: ImageRequest) -> HTTPCache.Lookup? {
         guard case let .persistent(override) = request.policy, !request.hasOwnHeaders else { return nil }
-        return http.lookUp(httpRequest(for: request, override: override))
+        return http.lookUp(plainRequestFor: configuration.key(for: request), override: override)
     }
 
     /// A stored hit: what the look-up found is a 200 describing a validated image, and the rule
