@@ -22,11 +22,12 @@ extension HTTPCache {
     /// Reads the tiers for a `GET` without header fields of its own, stored under `key`, as a load
     /// of it would, without loading: the memory tier, then the disk tier (what it finds joins the
     /// memory tier), with the rule book's judgement of what was found under `override` (nil: the
-    /// configured evaluator's).
+    /// configured evaluator's). `readingMemory` false skips the memory tier, for a caller that has
+    /// just seen it hold nothing under `key`.
     ///
     /// Such a request's storage key is its URL key: only credentials partition it.
-    package func lookUp(plainRequestFor key: String, override: FreshnessOverride?) -> Lookup {
-        read(key, plainRequestEvaluator: evaluator(override: override), judgingMemoryHits: true)
+    package func lookUp(plainRequestFor key: String, override: FreshnessOverride?, readingMemory: Bool = true) -> Lookup {
+        read(key, plainRequestEvaluator: evaluator(override: override), judgingMemoryHits: true, readingMemory: readingMemory)
     }
 
     /// What the look-up made ahead of the load found, else what the tiers hold now.
@@ -39,12 +40,13 @@ extension HTTPCache {
     /// The memory tier's entry, else the disk tier's, which joins the memory tier with its
     /// judgement for a plain request when `plainRequestEvaluator` is given (the request is plain).
     private func read(
-        _ key: String, plainRequestEvaluator evaluator: CachePolicyEvaluator?, judgingMemoryHits: Bool
+        _ key: String, plainRequestEvaluator evaluator: CachePolicyEvaluator?, judgingMemoryHits: Bool,
+        readingMemory: Bool = true
     ) -> Lookup {
         func judged(_ entry: StoredEntry) -> PlainReuse? {
             evaluator?.plainReuse(of: entry.response, summary: entry.freshness)
         }
-        if let entry = memory?.entry(for: key) {
+        if readingMemory, let entry = memory?.entry(for: key) {
             return Lookup(
                 key: key, found: Found(entry: entry, tier: .memory), plainReuse: judgingMemoryHits ? judged(entry) : nil)
         }

@@ -16,8 +16,16 @@ extension CachePolicyEvaluator {
         func judged(_ summary: StoredFreshness) -> FreshnessFacts? {
             summary.facts(under: self, status: stored.status, responseTime: stored.responseTime)
         }
-        let usable = summary.flatMap { judged($0) == nil ? nil : $0 } ?? StoredFreshness(stored, evaluator: self)
-        guard let facts = judged(usable) else { return nil }
+        let usable: StoredFreshness
+        let facts: FreshnessFacts
+        if let summary, let summarised = judged(summary) {
+            (usable, facts) = (summary, summarised)
+        } else {
+            usable = StoredFreshness(stored, evaluator: self)
+            // A summary made under this evaluator's own settings is always usable by it.
+            guard let fresh = judged(usable) else { return nil }
+            facts = fresh
+        }
         // decision(for:stored:now:) steps 1 and 2 for a request without header fields.
         guard !usable.varies, !(usable.noCache && !overrideApplies(to: stored.status)) else { return nil }
         return PlainReuse(override: override, facts: facts)

@@ -6,30 +6,45 @@ import Foundation
 /// stored response now (``CachePolicyEvaluator/plainReuse(of:summary:)``); anything else goes the
 /// slow way, which then decides with the full rule.
 extension ImagePipeline {
+    /// What the memory tier answers a request with, before any load.
+    enum MemoryAnswer {
+        case hit(ImageResponse)
+        /// No hit; `holdsImage` says whether the tier had an image under the key at all, so the
+        /// stored look-up that follows need not read the tier again when it had none.
+        case miss(holdsImage: Bool)
+
+        var hit: ImageResponse? {
+            if case let .hit(response) = self { return response }
+            return nil
+        }
+    }
+
     /// A memory hit: `duringAppSession` images, and `persistent` ones the HTTP cache judged for a
     /// plain request under the same override, while they are fresh.
     ///
     /// The response's `Age` is computed when its `http` is read, not here.
-    func memoryHit(for request: ImageRequest, cacheKey: CacheKey) -> ImageResponse? {
+    func memoryAnswer(for request: ImageRequest, cacheKey: CacheKey) -> MemoryAnswer {
         switch request.policy {
         case .withViewCycle:
-            return nil
+            return .miss(holdsImage: false)
         case .duringAppSession:
-            return memory.value(for: cacheKey)?.memoryResponse
+            return memory.value(for: cacheKey).map { .hit($0.memoryResponse) } ?? .miss(holdsImage: false)
         case let .persistent(override):
-            guard !request.hasOwnHeaders, let image = memory.value(for: cacheKey), let reuse = image.reuse,
-                reuse.override == override, reuse.isFresh(at: Date())
-            else { return nil }
-            return image.memoryResponse
+            guard !request.hasOwnHeaders, let image = memory.value(for: cacheKey) else { return .miss(holdsImage: false) }
+            guard let reuse = image.reuse, reuse.override == override, reuse.isFresh(at: Date()) else {
+                return .miss(holdsImage: true)
+            }
+            return .hit(image.memoryResponse)
         }
     }
 
     /// The HTTP cache's look-up for a persistent request without headers of its own: the one read
     /// of storage its load makes. The load is handed what it found rather than reading again, so a
     /// load counts one hit or miss in the store's statistics.
-    func lookUp(_ request: ImageRequest) -> HTTPCache.Lookup? {
+    func lookUp(_ request: ImageRequest, memoryHoldsImage: Bool) -> HTTPCache.Lookup? {
         guard case let .persistent(override) = request.policy, !request.hasOwnHeaders else { return nil }
-        return http.lookUp(plainRequestFor: configuration.key(for: request), override: override)
+        return http.lookUp(
+            plainRequestFor: configuration.key(for: request), override: override, readingMemory: memoryHoldsImage)
     }
 
     /// A stored hit: what the look-up found is a 200 describing a validated image, and the rule
