@@ -6,45 +6,36 @@ import Foundation
 /// stored response now (``CachePolicyEvaluator/plainReuse(of:summary:)``); anything else goes the
 /// slow way, which then decides with the full rule.
 extension ImagePipeline {
-    /// What the memory tier answers a request with, before any load.
-    enum MemoryAnswer {
-        case hit(ImageResponse)
-        /// No hit; `holdsImage` says whether the tier had an image under the key at all, so the
-        /// stored look-up that follows need not read the tier again when it had none.
-        case miss(holdsImage: Bool)
-
-        var hit: ImageResponse? {
-            if case let .hit(response) = self { return response }
-            return nil
-        }
-    }
-
     /// A memory hit: `duringAppSession` images, and `persistent` ones the HTTP cache judged for a
     /// plain request under the same override, while they are fresh.
     ///
     /// The response's `Age` is computed when its `http` is read, not here.
-    func memoryAnswer(for request: ImageRequest, cacheKey: CacheKey) -> MemoryAnswer {
+    func memoryHit(for request: ImageRequest, cacheKey: CacheKey) -> ImageResponse? {
         switch request.policy {
         case .withViewCycle:
-            return .miss(holdsImage: false)
+            return nil
         case .duringAppSession:
-            return memory.value(for: cacheKey).map { .hit($0.memoryResponse) } ?? .miss(holdsImage: false)
+            return memory.value(for: cacheKey)?.memoryResponse
         case let .persistent(override):
-            guard !request.hasOwnHeaders, let image = memory.value(for: cacheKey) else { return .miss(holdsImage: false) }
-            guard let reuse = image.reuse, reuse.override == override, reuse.isFresh(at: Date()) else {
-                return .miss(holdsImage: true)
-            }
-            return .hit(image.memoryResponse)
+            guard !request.hasOwnHeaders, let image = memory.value(for: cacheKey), let reuse = image.reuse,
+                reuse.override == override, reuse.isFresh(at: Date())
+            else { return nil }
+            return image.memoryResponse
         }
     }
 
     /// The HTTP cache's look-up for a persistent request without headers of its own: the one read
     /// of storage its load makes. The load is handed what it found rather than reading again, so a
     /// load counts one hit or miss in the store's statistics.
-    func lookUp(_ request: ImageRequest, memoryHoldsImage: Bool) -> HTTPCache.Lookup? {
+    ///
+    /// The memory tier is read again only when it holds an image under the key (one the memory fast
+    /// path declined): asking it with the key's precomputed hash costs less than the HTTP cache's
+    /// read of it by string.
+    func lookUp(_ request: ImageRequest, cacheKey: CacheKey) -> HTTPCache.Lookup? {
         guard case let .persistent(override) = request.policy, !request.hasOwnHeaders else { return nil }
         return http.lookUp(
-            plainRequestFor: configuration.key(for: request), override: override, readingMemory: memoryHoldsImage)
+            plainRequestFor: configuration.key(for: request), override: override,
+            readingMemory: memory.contains(cacheKey))
     }
 
     /// A stored hit: what the look-up found is a 200 describing a validated image, and the rule

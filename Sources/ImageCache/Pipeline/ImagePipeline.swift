@@ -64,21 +64,17 @@ public final class ImagePipeline: Sendable {
         for request: ImageRequest, progress: (@Sendable (_ receivedBytes: Int, _ expectedBytes: Int?) -> Void)? = nil
     ) async throws(ImageLoadError) -> ImageResponse {
         let cacheKey = memoryKey(for: request)
-        switch memoryAnswer(for: request, cacheKey: cacheKey) {
-        case let .hit(response):
-            return response
-        case let .miss(holdsImage):
-            return try await loadBeyondMemory(request, cacheKey: cacheKey, memoryHoldsImage: holdsImage, progress: progress)
-        }
+        if let hit = memoryHit(for: request, cacheKey: cacheKey) { return hit }
+        return try await loadBeyondMemory(request, cacheKey: cacheKey, progress: progress)
     }
 
     /// The stored fast path, then the coalesced load handed what it read: off the caller's actor,
     /// since a disk read or a fetch must not run on the main actor.
     @concurrent
     private func loadBeyondMemory(
-        _ request: ImageRequest, cacheKey: CacheKey, memoryHoldsImage: Bool, progress: (@Sendable (Int, Int?) -> Void)?
+        _ request: ImageRequest, cacheKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
     ) async throws(ImageLoadError) -> ImageResponse {
-        let lookup = lookUp(request, memoryHoldsImage: memoryHoldsImage)
+        let lookup = lookUp(request, cacheKey: cacheKey)
         if let lookup, let hit = storedHit(lookup) { return hit }
         return try await coalescedLoad(request, cacheKey: cacheKey, lookup: lookup, progress: progress)
     }
@@ -106,7 +102,7 @@ public final class ImagePipeline: Sendable {
     /// HTTP cache: `duringAppSession` images, and `persistent` ones proved fresh when stored, requested
     /// without headers of their own.
     public func cachedImage(for request: ImageRequest) -> ImageResponse? {
-        memoryAnswer(for: request, cacheKey: memoryKey(for: request)).hit
+        memoryHit(for: request, cacheKey: memoryKey(for: request))
     }
 
     /// Starts loading `requests` at low priority into the caches, without waiting.
