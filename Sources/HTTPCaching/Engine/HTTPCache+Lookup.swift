@@ -10,13 +10,22 @@ extension HTTPCache {
 
     /// A look-up made ahead of a load (the image pipeline's fast path), handed to the load so that
     /// it does not read storage again: one load, one read, one hit or miss counted.
-    package struct Lookup: Sendable {
+    ///
+    /// A class, immutable: the fast path and the load it hands it to share one copy of the entry
+    /// (an entry is a dozen references; copying it cost more than the rest of a disk hit's judgement).
+    package final class Lookup: Sendable {
         /// The storage key that was read.
         let key: String
         /// What the tiers held; nil when nothing.
         package let found: Found?
         /// The rule book's judgement of what was found, for a plain request; nil otherwise.
         package let plainReuse: PlainReuse?
+
+        init(key: String, found: Found?, plainReuse: PlainReuse?) {
+            self.key = key
+            self.found = found
+            self.plainReuse = plainReuse
+        }
     }
 
     /// Reads the tiers for a `GET` without header fields of its own, stored under `key`, as a load

@@ -41,14 +41,22 @@ extension ImagePipeline {
     /// A stored hit: what the look-up found is a 200 describing a validated image, and the rule
     /// book's judgement for a plain request says it is fresh now.
     func storedHit(_ lookup: HTTPCache.Lookup) -> ImageResponse? {
-        guard let found = lookup.found, let reuse = lookup.plainReuse, found.entry.response.status == 200,
-            let info = ImageInfo(found.entry.description)
+        // Read through `lookup` rather than bound to a local: binding the entry would copy it.
+        guard let reuse = lookup.plainReuse, lookup.found?.entry.response.status == 200,
+            let description = lookup.found?.entry.description, let info = ImageInfo(description)
         else { return nil }
         let now = Date()
         guard reuse.isFresh(at: now) else { return nil }
-        let headers = CachePolicyEvaluator.headers(of: found.entry.response, age: reuse.facts.age(at: now))
+        return lookup.found?.imageResponse(info: info, age: reuse.facts.age(at: now))
+    }
+}
+
+extension HTTPCache.Found {
+    /// The found 200 as the caller's image response, with `Age: age`.
+    fileprivate func imageResponse(info: ImageInfo, age: Double) -> ImageResponse {
+        let headers = CachePolicyEvaluator.headers(of: entry.response, age: age)
         return ImageResponse(
-            data: found.entry.body, info: info, http: HTTPResponseHead(status: 200, headers: headers),
-            source: ImageSource(.cache(found.tier)))
+            data: entry.body, info: info, http: HTTPResponseHead(status: 200, headers: headers),
+            source: ImageSource(.cache(tier)))
     }
 }
