@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ImageCache", targets: ["ImageCache"]),
         .library(name: "ImageFormats", targets: ["ImageFormats"]),
         .library(name: "HTTPCaching", targets: ["HTTPCaching"]),
+        .library(name: "ImageDecoding", targets: ["ImageDecoding"]),
         // A scriptable HTTP/1.1 origin on 127.0.0.1, for tests and benchmarks of code that fetches.
         .library(name: "LoopbackOrigin", targets: ["LoopbackOrigin"]),
         .executable(name: "cachectl", targets: ["cachectl"]),
@@ -37,6 +38,12 @@ let package = Package(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        // libvips, for decoding on Linux (CVips → VipsDecoder); Apple platforms use ImageIO.
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
         .target(
             name: "CacheStorage",
@@ -69,6 +76,12 @@ let package = Package(
         // What an image is, from its bytes alone: format sniffing, header sizes, structure walks,
         // the validator that refuses what is not an image. Knows nothing about HTTP or storage.
         .target(name: "ImageFormats"),
+        // Bytes to pixels: the decoded image, the decoder seam, libvips on Linux and ImageIO on
+        // Apple platforms, thumbnails shrunk while they load. Knows nothing about HTTP or storage.
+        .target(
+            name: "ImageDecoding",
+            dependencies: ["ImageFormats", .target(name: "CVips", condition: .when(platforms: [.linux]))]
+        ),
         // A private HTTP cache (RFC 9111) for any response: the rule book, the engine over a
         // PersistentStore and a memory tier, the transport seam and its URLSession transport.
         // Knows nothing about images.
@@ -126,7 +139,7 @@ let package = Package(
         .executableTarget(name: "fuzz-entry-record", dependencies: ["CacheStorage"], path: "Sources/Fuzz/EntryRecordFuzz"),
         .executableTarget(name: "fuzz-manifest", dependencies: ["CacheArchive"], path: "Sources/Fuzz/ManifestFuzz"),
         // Helpers every test target shares: temporary folders, the ../shared corpus.
-        .target(name: "TestSupport", dependencies: ["CacheStorage"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CacheStorage", "ImageFormats"], path: "Tests/TestSupport"),
         .testTarget(
             name: "CacheStorageTests",
             dependencies: ["CacheStorage", "TestSupport", .product(name: "Logging", package: "swift-log")]
@@ -139,6 +152,10 @@ let package = Package(
         .testTarget(
             name: "ImageCacheTests",
             dependencies: ["ImageCache", "HTTPCaching", "ImageFormats", "TestSupport", "LoopbackOrigin", "CacheConformance"]
+        ),
+        .testTarget(
+            name: "ImageDecodingTests",
+            dependencies: ["ImageDecoding", "ImageFormats", "TestSupport", "LoopbackOrigin"]
         ),
         // Every Swift snippet of the README, compiled and run (see ReadmeSnippetsTests).
         .testTarget(

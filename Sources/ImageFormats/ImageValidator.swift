@@ -67,6 +67,23 @@ public struct ImageValidator: Sendable {
     ///
     /// - Throws: ``ImageValidationError``; its ``ImageValidationError/stage`` says how far the check got.
     public func validate(_ data: Data) throws(ImageValidationError) -> ImageInfo {
+        try validate(data, limits: limits)
+    }
+
+    /// ``validate(_:)``, then what only decoding would otherwise show: a PNG's zlib stream (its
+    /// checksum, its size, each row's filter), a GIF's LZW codes, and what an SVG would draw with its
+    /// references expanded. For callers about to decode the image; costs an inflate of a PNG's data.
+    ///
+    /// - Throws: ``ImageValidationError``; damage found this way is a structure-stage
+    ///   ``ImageValidationError/corruptStructure(format:reason:)``, and a costly SVG a policy-stage
+    ///   ``ImageValidationError/refusedContent(format:reason:)``.
+    public func validateForDecoding(_ data: Data) throws(ImageValidationError) -> ImageInfo {
+        var limits = limits
+        limits.checksImageData = true
+        return try validate(data, limits: limits)
+    }
+
+    private func validate(_ data: Data, limits: ValidationLimits) throws(ImageValidationError) -> ImageInfo {
         let bytes = [UInt8](data)
         let header: ImageInfo
         switch inspect(bytes, isComplete: true) {

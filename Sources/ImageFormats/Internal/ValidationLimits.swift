@@ -4,6 +4,9 @@ struct ValidationLimits: Sendable {
     let maxPixelCount: Int
     /// The largest SVG document, in bytes after gzip is undone.
     let svgByteLimit: Int
+    /// Whether the walk also checks what only decoding would otherwise show: compressed image data
+    /// (PNG's zlib stream, GIF's LZW codes) and what an SVG would cost to render.
+    var checksImageData = false
 
     /// Most frames, pages, IFDs or items a walk will visit: real files have far fewer,
     /// and the cap keeps a crafted file from making a walk slow.

@@ -84,7 +84,14 @@ enum GIFParser: ImageFormatParser {
         if flags & 0x80 != 0 { try reader.skip(colorTableByteCount(flags)) }
         let minimumCodeSize = try reader.readUInt8()
         guard (2...8).contains(minimumCodeSize) else { throw .malformed("image \(number) has an LZW minimum code size of \(minimumCodeSize)") }
-        try skipSubBlocks(&reader)
+        guard limits.checksImageData else { return try skipSubBlocks(&reader) }
+        var data: [UInt8] = []
+        while true {
+            let length = Int(try reader.readUInt8())
+            if length == 0 { break }
+            data += try reader.readBytes(length)
+        }
+        try GIFImageData.check(data, minimumCodeSize: Int(minimumCodeSize), number: number)
     }
 
     /// Whether the application extension starting at `reader` is a looping (animation) extension.

@@ -1,6 +1,6 @@
 /// Windows icon: a 6-byte ICONDIR, one 16-byte entry per image, and each image (a BMP without its
 /// file header, or a whole PNG) at the offset its entry gives. The size reported is the largest entry's.
-enum ICOParser: ImageFormatParser {
+package enum ICOParser: ImageFormatParser {
     /// One directory entry.
     private struct Entry {
         var width: Int
@@ -109,6 +109,20 @@ enum ICOParser: ImageFormatParser {
 
     /// The size with the most pixels (the first one on a tie).
     private static func largestSize(_ sizes: [(width: Int, height: Int)]) -> (width: Int, height: Int) {
-        sizes.reduce((0, 0)) { best, size in size.width * size.height > best.width * best.height ? size : best }
+        sizes[largestIndex(sizes)]
+    }
+
+    /// The index of the first of the largest sizes (by area).
+    private static func largestIndex(_ sizes: [(width: Int, height: Int)]) -> Int {
+        sizes.indices.reduce(0) { best, index in
+            sizes[index].width * sizes[index].height > sizes[best].width * sizes[best].height ? index : best
+        }
+    }
+
+    /// The index of the largest entry its directory declares, for a decoder that loads one entry
+    /// (the size ``readHeader(_:limits:)`` reports is that entry's); nil when `data` is no icon.
+    package static func largestEntryIndex(_ data: [UInt8]) -> Int? {
+        guard let entries = try? readDirectory(ByteReader(data)) else { return nil }
+        return largestIndex(entries.map { ($0.width, $0.height) })
     }
 }

@@ -7,6 +7,13 @@ enum PNGParser: ImageFormatParser {
         var height: Int
         var bitDepth: UInt8
         var colorType: UInt8
+        var isInterlaced: Bool
+
+        /// Bits per pixel: the colour type's channels times the bit depth.
+        var bitsPerPixel: Int {
+            let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colorType)] ?? 1
+            return channels * Int(bitDepth)
+        }
     }
 
     /// The bit depths each colour type allows.
@@ -50,7 +57,7 @@ enum PNGParser: ImageFormatParser {
         guard compression == 0, filter == 0, interlace <= 1 else {
             throw .malformed("unknown compression (\(compression)), filter (\(filter)) or interlace (\(interlace)) method")
         }
-        return ImageHeader(width: width, height: height, bitDepth: bitDepth, colorType: colorType)
+        return ImageHeader(width: width, height: height, bitDepth: bitDepth, colorType: colorType, isInterlaced: interlace == 1)
     }
 
     static func walkStructure(_ reader: ByteReader, header: ImageInfo, limits: ValidationLimits) throws(ParseFailure) -> ImageInfo {
@@ -58,6 +65,8 @@ enum PNGParser: ImageFormatParser {
         try reader.skip(8)
         let imageHeader = try readImageHeader(&reader)
         var sawPalette = false, dataChunkCount = 0, declaredFrames: Int?
+        // The IDAT payloads, when the image data is to be checked too (see PNGImageData).
+        var imageData: [UInt8] = []
         var lastType = "IHDR"
         while true {
             guard reader.has(8) else {
@@ -88,6 +97,7 @@ enum PNGParser: ImageFormatParser {
             case "IDAT":
                 guard imageHeader.colorType != 3 || sawPalette else { throw .malformed("a palette image has no PLTE chunk before its data") }
                 dataChunkCount += 1
+                if limits.checksImageData { imageData += body.bytes[body.offset..<(body.offset + length)] }
             case "acTL":
                 guard dataChunkCount == 0 else { throw .malformed("acTL comes after the image data") }
                 let frames = try body.readInt(byteCount: 4, .bigEndian)
@@ -98,6 +108,12 @@ enum PNGParser: ImageFormatParser {
             case "IEND":
                 guard length == 0 else { throw .malformed("IEND is not empty") }
                 guard dataChunkCount > 0 else { throw .malformed("there is no IDAT chunk, so no image data") }
+                if limits.checksImageData {
+                    try PNGImageData(
+                        width: imageHeader.width, height: imageHeader.height, bitsPerPixel: imageHeader.bitsPerPixel,
+                        isInterlaced: imageHeader.isInterlaced
+                    ).check(imageData)
+                }
                 let frames = declaredFrames ?? 1
                 return ImageInfo(format: .png, pixelWidth: imageHeader.width, pixelHeight: imageHeader.height,
                                  isAnimated: frames > 1, frameCount: frames)

@@ -11,10 +11,16 @@ struct SVGDocumentWalker {
     private let bytes: [UInt8]
     private var openElements: [ArraySlice<UInt8>] = []
     private var elementCount = 0
+    /// What rendering would draw, when the walk counts it (``SVGRenderCost``); the open elements'
+    /// indices in it, innermost last.
+    private var renderCost: SVGRenderCost?
+    private var openIndices: [Int] = []
 
-    /// A walker over a whole (decompressed) document.
-    init(document: [UInt8]) {
+    /// A walker over a whole (decompressed) document; `countsRenderCost` also counts what rendering
+    /// it would draw, and refuses it when that is too much.
+    init(document: [UInt8], countsRenderCost: Bool = false) {
         bytes = document
+        renderCost = countsRenderCost ? SVGRenderCost() : nil
     }
 
     /// Walks from the root element's `<` at `rootStart` to the end of the document.
@@ -54,15 +60,19 @@ struct SVGDocumentWalker {
             let innermost = openElements.last.map { XMLStartTag.text($0) } ?? "svg"
             throw .refused(.truncated(format: .svg, reason: "the document ends inside <\(innermost)>, before </svg>"))
         }
+        try renderCost?.check()
     }
 
     private mutating func openElement(at index: Int) throws(ParseFailure) -> Int {
-        let tag = try truncatedIfShort { () throws(ParseFailure) in try XMLStartTag.scan(bytes, at: index, collectAttributes: false) }
+        let counting = renderCost != nil
+        let tag = try truncatedIfShort { () throws(ParseFailure) in try XMLStartTag.scan(bytes, at: index, collectAttributes: counting) }
         elementCount += 1
         guard elementCount <= Self.maxElementCount else {
             throw .refused(.refusedContent(format: .svg, reason: "it holds more than \(Self.maxElementCount) elements"))
         }
+        let costIndex = renderCost?.add(attributes: tag.attributes, parent: openIndices.last)
         if !tag.isSelfClosing {
+            if let costIndex { openIndices.append(costIndex) }
             openElements.append(tag.name)
             guard openElements.count <= Self.maxDepth else {
                 throw .refused(.refusedContent(format: .svg, reason: "its elements nest more than \(Self.maxDepth) deep"))
@@ -81,6 +91,7 @@ struct SVGDocumentWalker {
         guard let open = openElements.popLast(), open.elementsEqual(name) else {
             throw .malformed("the end tag </\(XMLStartTag.text(name))> does not match the open element")
         }
+        if renderCost != nil { openIndices.removeLast() }
         return end + 1
     }
 

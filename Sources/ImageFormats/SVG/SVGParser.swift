@@ -20,7 +20,7 @@ enum SVGParser: ImageFormatParser {
     static func walkStructure(_ reader: ByteReader, header: ImageInfo, limits: ValidationLimits) throws(ParseFailure) -> ImageInfo {
         let document = try wholeDocument(reader.bytes, limits: limits)
         let root = try readRoot(document, limits: limits)
-        var walker = SVGDocumentWalker(document: document)
+        var walker = SVGDocumentWalker(document: document, countsRenderCost: limits.checksImageData)
         try walker.walk(fromRoot: root.tagStart)
         var info = root.info
         info.frameCount = 1

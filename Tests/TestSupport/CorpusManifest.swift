@@ -1,33 +1,34 @@
 import Foundation
-import ImageCache
-import TestSupport
+import ImageFormats
 
 /// One row of `../shared/corpus/manifest.tsv`.
-struct CorpusEntry: CustomStringConvertible {
+public struct CorpusEntry: Sendable, CustomStringConvertible {
     /// The path inside `corpus/`, such as `real/png/tux.png`.
-    var path: String
+    public var path: String
     /// The manifest's format column (`PNG`, `SVGZ`, `UNKNOWN`, ...).
-    var formatName: String
-    var width: Int?
-    var height: Int?
-    var isAnimated: Bool
-    var frameCount: Int?
+    public var formatName: String
+    public var width: Int?
+    public var height: Int?
+    public var isAnimated: Bool
+    public var frameCount: Int?
+    /// What the file is, as the manifest describes it (`baseline, 8-bit, …, EXIF orientation=6`).
+    public var variant: String
     /// `valid`, `must-reject` or `either`.
-    var expected: String
+    public var expected: String
     /// Where a careful loader first notices a bad file: a stage, or `decode`, `render`, `-`.
-    var detectAt: String
-    var url: URL
+    public var detectAt: String
+    public var url: URL
 
     /// The top folder and category: `real/png`, `bad/bomb`.
-    var category: String { path.split(separator: "/").prefix(2).joined(separator: "/") }
+    public var category: String { path.split(separator: "/").prefix(2).joined(separator: "/") }
 
     /// The format the validator should report (SVGZ is SVG compressed).
-    var expectedFormat: ImageFormat? {
+    public var expectedFormat: ImageFormat? {
         formatName == "SVGZ" ? .svg : ImageFormat(rawValue: formatName.lowercased())
     }
 
     /// The latest stage at which the validator must refuse the file, when the manifest names one.
-    var latestStage: ValidationStage? {
+    public var latestStage: ValidationStage? {
         switch detectAt {
         case "sniff": .sniff
         case "header": .header
@@ -37,15 +38,15 @@ struct CorpusEntry: CustomStringConvertible {
         }
     }
 
-    var description: String { path }
+    public var description: String { path }
 
-    func contents() throws -> Data { try Data(contentsOf: url) }
+    public func contents() throws -> Data { try Data(contentsOf: url) }
 }
 
 /// Reads the corpus manifest through ``SharedFixtures``.
-enum CorpusManifest {
+public enum CorpusManifest {
     /// Every row, in manifest order.
-    static func entries() throws -> [CorpusEntry] {
+    public static func entries() throws -> [CorpusEntry] {
         guard let root = SharedFixtures.root else { throw SharedFixtures.FixtureError.sharedMissing }
         let corpus = root.appendingPathComponent("corpus", isDirectory: true)
         let text = try String(contentsOf: corpus.appendingPathComponent("manifest.tsv"), encoding: .utf8)
@@ -62,6 +63,7 @@ enum CorpusManifest {
                 height: Int(row["height"] ?? ""),
                 isAnimated: row["animated"] == "y",
                 frameCount: Int(row["frames"] ?? ""),
+                variant: row["variant"] ?? "",
                 expected: row["expected"] ?? "",
                 detectAt: row["detect_at"] ?? "",
                 url: corpus.appendingPathComponent(path)
@@ -70,7 +72,7 @@ enum CorpusManifest {
     }
 
     /// The rows whose path starts with `prefix`.
-    static func entries(under prefix: String) throws -> [CorpusEntry] {
+    public static func entries(under prefix: String) throws -> [CorpusEntry] {
         try entries().filter { $0.path.hasPrefix(prefix) }
     }
 }

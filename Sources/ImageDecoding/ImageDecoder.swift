@@ -1,0 +1,33 @@
+import Foundation
+import ImageFormats
+
+/// Turns an image's bytes into pixels, processed as asked: the seam between the pipeline and a
+/// platform's decoding library (libvips on Linux, ImageIO on Apple platforms).
+///
+/// `decode` is synchronous and CPU-bound; callers run it off their actor. It refuses an image
+/// whose declared size is over `maxPixelCount` before decoding any pixels, and decodes only what
+/// the processing needs (a JPEG's thumbnail is shrunk while it loads, not after).
+public protocol ImageDecoder: Sendable {
+    /// The first frame of the image `data` holds, upright, in sRGB, processed as `processing` says.
+    /// - Throws: ``ImageDecodingError``.
+    func decode(
+        _ data: Data, processing: ImageProcessing, maxPixelCount: Int
+    ) throws(ImageDecodingError) -> DecodedImage
+}
+
+extension ImageDecoder where Self == PlatformImageDecoder {
+    /// The platform's decoder: libvips on Linux, ImageIO on Apple platforms.
+    public static var platform: PlatformImageDecoder { PlatformImageDecoder() }
+}
+
+extension ImageValidator {
+    /// What `data` is, validated for decoding (`ImageValidator.validateForDecoding(_:)`) under
+    /// `maxPixelCount`: every decoder asks this first, so each refuses the same bytes.
+    static func forDecoding(_ data: Data, maxPixelCount: Int) throws(ImageDecodingError) -> ImageInfo {
+        do {
+            return try ImageValidator(maxPixelCount: maxPixelCount).validateForDecoding(data)
+        } catch {
+            throw .invalidImage(error)
+        }
+    }
+}
