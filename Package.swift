@@ -97,6 +97,7 @@ let package = Package(
         .target(
             name: "ImageCache",
             dependencies: [
+                "ImageDecoding",
                 "CacheStorage", "ImageFormats", "HTTPCaching",
                 .product(name: "Logging", package: "swift-log"),
             ]

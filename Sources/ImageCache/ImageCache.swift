@@ -7,3 +7,5 @@
 // The HTTP cache underneath, re-exported for the same reason: requests carry `HeaderFields`,
 // the configuration takes an `HTTPTransport`, responses keep their `HTTPResponseHead`.
 @_exported import HTTPCaching
+// Decoding, re-exported: a request asks for an `ImageProcessing`, a response carries a `DecodedImage`.
+@_exported import ImageDecoding

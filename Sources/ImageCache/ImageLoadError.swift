@@ -18,6 +18,9 @@ public enum ImageLoadError: Error, Sendable, Equatable, CustomStringConvertible,
     case cancelled
     /// The disk tier failed.
     case storage(StorageFailure)
+    /// The image was loaded but could not be decoded as the request's ``ImageRequest/processing``
+    /// asks: damaged pixel data, an SVG too costly to render, a format no decoder here reads.
+    case decodingFailed(ImageDecodingError)
 
     /// A storage failure: the store's error and its sentence.
     public struct StorageFailure: Sendable, Equatable {
@@ -36,6 +39,7 @@ public enum ImageLoadError: Error, Sendable, Equatable, CustomStringConvertible,
         case let .notCached(url): "\(url.absoluteString) is not cached and the network is not allowed for this request."
         case .cancelled: "The load was cancelled."
         case let .storage(failure): "The disk cache failed: \(failure.message)"
+        case let .decodingFailed(error): "\(error)"
         }
     }
 

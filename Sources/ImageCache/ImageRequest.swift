@@ -60,6 +60,16 @@ public struct ImageRequest: Sendable, Hashable {
         get { storage.fields.networkAccess }
         set { update { $0.networkAccess = newValue } }
     }
+    /// What to decode the image to, when the caller wants pixels: the ``ImageProcessing/original``
+    /// image, a ``ImageProcessing/thumbnail(maxPixelSize:)`` or a resized one. Nil (the default)
+    /// loads the bytes only. The response's ``ImageResponse/decoded`` carries the result, and the
+    /// memory tier keeps it under the processing's identifier, at the cost of its pixels.
+    public var processing: ImageProcessing? {
+        get { storage.fields.processing }
+        set { update { $0.processing = newValue } }
+    }
+    /// The memory key of the processed image for the URL's key, computed with the request.
+    var urlVariantKey: CacheKey? { storage.urlVariantKey }
 
     /// The fields, in one immutable box: a request is copied on every load, and copying the
     /// fields themselves costs a reference-count operation per URL, string and header list; the
@@ -69,12 +79,20 @@ public struct ImageRequest: Sendable, Hashable {
     /// Creates a request.
     public init(
         url: URL, headers: HeaderFields = [:], policy: CachePolicy = .persistent(), priority: Priority = .normal,
-        cacheKey: String? = nil, networkAccess: NetworkAccess = .allowed
+        cacheKey: String? = nil, networkAccess: NetworkAccess = .allowed, processing: ImageProcessing? = nil
     ) {
         storage = Storage(
             Fields(
                 url: url, headers: headers, policy: policy, priority: priority, cacheKey: cacheKey,
-                networkAccess: networkAccess))
+                networkAccess: networkAccess, processing: processing))
+    }
+
+    /// The same request for the bytes alone: what a processed request loads before decoding.
+    var forBytes: ImageRequest {
+        guard processing != nil else { return self }
+        var bytes = self
+        bytes.processing = nil
+        return bytes
     }
 
     private mutating func update(_ change: (inout Fields) -> Void) {
@@ -101,17 +119,21 @@ extension ImageRequest {
         var priority: Priority
         var cacheKey: String?
         var networkAccess: NetworkAccess
+        var processing: ImageProcessing?
     }
 
     /// An ``ImageRequest``'s fields and its URL's key, never changed once made.
     private final class Storage: Sendable {
         let fields: Fields
         let urlKey: CacheKey
+        let urlVariantKey: CacheKey?
 
         /// - Parameter urlKey: the key of `fields.url` when already known, else computed here.
         init(_ fields: Fields, urlKey: CacheKey? = nil) {
             self.fields = fields
-            self.urlKey = urlKey ?? CacheKey(fields.url.absoluteString)
+            let urlKey = urlKey ?? CacheKey(fields.url.absoluteString)
+            self.urlKey = urlKey
+            urlVariantKey = fields.processing.map { urlKey.variant($0) }
         }
     }
 }

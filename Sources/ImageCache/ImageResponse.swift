@@ -37,6 +37,12 @@ public struct ImageResponse: Sendable, Hashable {
         get { storage.fields.source }
         set { update { $0.source = newValue } }
     }
+    /// The image decoded as the request's ``ImageRequest/processing`` asked; nil when it asked for
+    /// bytes only.
+    public var decoded: DecodedImage? {
+        get { storage.fields.decoded }
+        set { update { $0.decoded = newValue } }
+    }
 
     /// The fields, in one immutable box: a memory hit hands out a response it keeps, and copying
     /// the fields themselves costs a reference-count operation for the bytes and another for the
@@ -44,13 +50,15 @@ public struct ImageResponse: Sendable, Hashable {
     private var storage: Storage
 
     /// Creates a response.
-    public init(data: Data, info: ImageInfo, http: HTTPResponseHead?, source: ImageSource) {
-        storage = Storage(Fields(data: data, info: info, http: http, agingFrom: nil, source: source))
+    public init(
+        data: Data, info: ImageInfo, http: HTTPResponseHead?, source: ImageSource, decoded: DecodedImage? = nil
+    ) {
+        storage = Storage(Fields(data: data, info: info, http: http, agingFrom: nil, source: source, decoded: decoded))
     }
 
     /// A response served from a stored HTTP response, whose head gets its `Age` when read.
-    init(data: Data, info: ImageInfo, agingFrom stored: StoredResponse, source: ImageSource) {
-        storage = Storage(Fields(data: data, info: info, http: nil, agingFrom: stored, source: source))
+    init(data: Data, info: ImageInfo, agingFrom stored: StoredResponse, source: ImageSource, decoded: DecodedImage? = nil) {
+        storage = Storage(Fields(data: data, info: info, http: nil, agingFrom: stored, source: source, decoded: decoded))
     }
 
     private mutating func update(_ change: (inout Fields) -> Void) {
@@ -77,6 +85,7 @@ extension ImageResponse {
         /// The stored response `http` is made from, with a current `Age`, when it is read.
         var agingFrom: StoredResponse?
         var source: ImageSource
+        var decoded: DecodedImage?
     }
 
     /// An ``ImageResponse``'s fields, never changed once made.

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The first frame of an animated image, with ``frameCount`` saying how many it has. What it costs
 /// to keep is its pixels: ``cost``, what the memory tier charges.
-public struct DecodedImage: Sendable {
+public struct DecodedImage: Sendable, Hashable {
     /// Width in pixels, after orientation.
     public let pixelWidth: Int
     /// Height in pixels, after orientation.

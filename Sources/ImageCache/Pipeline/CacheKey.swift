@@ -26,4 +26,10 @@ struct CacheKey: Hashable, Sendable {
     static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
         lhs.hash == rhs.hash && lhs.string == rhs.string
     }
+
+    /// The key of this image processed as `processing`: the key, a NUL (which no URL or HTTP
+    /// storage key holds, so a variant never answers for an HTTP entry) and the processing's identifier.
+    func variant(_ processing: ImageProcessing) -> CacheKey {
+        CacheKey(string + "\u{0}" + processing.identifier)
+    }
 }

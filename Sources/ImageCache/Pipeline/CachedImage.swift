@@ -1,7 +1,8 @@
 import Foundation
 
 /// What the memory tier holds for one key: the validated bytes, what they are, and the HTTP
-/// response that came with them (nil for images that did not come over HTTP).
+/// response that came with them (nil for images that did not come over HTTP); under a processed
+/// image's key (``CacheKey/variant(_:)``), also the decoded image.
 ///
 /// A class, immutable, with the memory-hit response built once: a hit then copies out one
 /// reference instead of every field (each a retain and a release), which is most of its cost.
@@ -13,28 +14,24 @@ final class CachedImage: Sendable {
     /// (``CachePolicyEvaluator/plainReuse(of:summary:)``): a plain persistent request under the same
     /// override takes it from memory while it is fresh. Nil when only the HTTP cache may judge it.
     let reuse: PlainReuse?
+    /// The pixels, for a processed image.
+    let decoded: DecodedImage?
     /// The image as a memory hit answers it: the stored headers, with an `Age` computed when read.
     let memoryResponse: ImageResponse
 
-    init(data: Data, info: ImageInfo, http: StoredResponse?, reuse: PlainReuse? = nil) {
+    init(data: Data, info: ImageInfo, http: StoredResponse?, reuse: PlainReuse? = nil, decoded: DecodedImage? = nil) {
         self.data = data
         self.info = info
         self.http = http
         self.reuse = reuse
+        self.decoded = decoded
         memoryResponse =
-            http.map { ImageResponse(data: data, info: info, agingFrom: $0, source: .memory) }
-            ?? ImageResponse(data: data, info: info, http: nil, source: .memory)
+            http.map { ImageResponse(data: data, info: info, agingFrom: $0, source: .memory, decoded: decoded) }
+            ?? ImageResponse(data: data, info: info, http: nil, source: .memory, decoded: decoded)
     }
 
-    /// Memory cost: decoded size (width × height × 4) when known, else the bytes.
-    var cost: Int { Self.cost(of: info, byteCount: data.count) }
-
-    static func cost(of info: ImageInfo, byteCount: Int) -> Int {
-        let pixels = info.pixelWidth.multipliedReportingOverflow(by: info.pixelHeight)
-        guard !pixels.overflow, pixels.partialValue > 0 else { return byteCount }
-        let decoded = pixels.partialValue.multipliedReportingOverflow(by: 4)
-        return decoded.overflow ? Int.max : decoded.partialValue
-    }
+    /// What keeping it costs, in bytes held: the encoded bytes, plus the pixels of a decoded image.
+    var cost: Int { data.count + (decoded?.cost ?? 0) }
 
     /// The image as the HTTP cache's entry, for it to decide about; nil without a response.
     var storedEntry: StoredEntry? {
@@ -53,7 +50,7 @@ extension BodyDescription {
     init(_ info: ImageInfo, byteCount: Int) {
         self.init(
             format: info.format.rawValue, pixelWidth: info.pixelWidth, pixelHeight: info.pixelHeight,
-            cost: CachedImage.cost(of: info, byteCount: byteCount))
+            cost: byteCount)
     }
 }
 

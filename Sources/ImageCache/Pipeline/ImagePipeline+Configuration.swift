@@ -14,8 +14,12 @@ extension ImagePipeline {
         public var memoryCostLimit: Int = MemoryCache<String, Int>.defaultCostLimit
         /// The memory tier's entry limit. 1,000 by default.
         public var memoryCountLimit: Int = 1000
-        /// What counts as an image, and the pixel limit (100 megapixels by default).
+        /// What counts as an image, and the pixel limit (100 megapixels by default), which also
+        /// bounds what a decode may allocate.
         public var validator = ImageValidator()
+        /// Decodes images for requests with an ``ImageRequest/processing``: libvips on Linux,
+        /// ImageIO on Apple platforms, by default.
+        public var decoder: any ImageDecoder = PlatformImageDecoder()
         /// Fetches running at once; more wait, by priority. 6 by default.
         public var maxConcurrentFetches: Int = 6
         /// The largest body accepted, counted after `Content-Encoding` is undone. 50 MiB by default.
@@ -48,6 +52,14 @@ extension ImagePipeline {
         /// ``key(for:)`` with its hash; for the default key, the one the request computed once.
         func memoryKey(for request: ImageRequest) -> CacheKey {
             request.cacheKey == nil && cacheKey == nil ? request.urlKey : CacheKey(key(for: request))
+        }
+
+        /// The memory key of `request`'s processed image, given its bytes' `memoryKey`; for the
+        /// default key, the one the request computed once.
+        func variantKey(for request: ImageRequest, memoryKey: CacheKey) -> CacheKey? {
+            guard let processing = request.processing else { return nil }
+            if memoryKey == request.urlKey, let precomputed = request.urlVariantKey { return precomputed }
+            return memoryKey.variant(processing)
         }
     }
 }

@@ -64,6 +64,7 @@ public final class ImagePipeline: Sendable {
         for request: ImageRequest, progress: (@Sendable (_ receivedBytes: Int, _ expectedBytes: Int?) -> Void)? = nil
     ) async throws(ImageLoadError) -> ImageResponse {
         let cacheKey = memoryKey(for: request)
+        guard request.processing == nil else { return try await loadProcessed(request, bytesKey: cacheKey, progress: progress) }
         if let hit = memoryHit(for: request, cacheKey: cacheKey) { return hit }
         return try await loadBeyondMemory(request, cacheKey: cacheKey, progress: progress)
     }
@@ -85,7 +86,8 @@ public final class ImagePipeline: Sendable {
         _ request: ImageRequest, cacheKey: CacheKey, lookup: HTTPCache.Lookup?, progress: (@Sendable (Int, Int?) -> Void)?
     ) async throws(ImageLoadError) -> ImageResponse {
         let key = InFlightLoads.Key(
-            cacheKey: cacheKey.string, policy: request.policy, headers: request.headers, networkAccess: request.networkAccess)
+            cacheKey: cacheKey.string, policy: request.policy, headers: request.headers, networkAccess: request.networkAccess,
+            processing: request.processing)
         do {
             return try await loads.run(key, priority: request.priority.taskPriority, progress: progress) { shared in
                 try await self.load(request, cacheKey: cacheKey, lookup: lookup, shared: shared)
@@ -102,7 +104,8 @@ public final class ImagePipeline: Sendable {
     /// HTTP cache: `duringAppSession` images, and `persistent` ones proved fresh when stored, requested
     /// without headers of their own.
     public func cachedImage(for request: ImageRequest) -> ImageResponse? {
-        memoryHit(for: request, cacheKey: memoryKey(for: request))
+        let bytesKey = memoryKey(for: request)
+        return memoryHit(for: request, cacheKey: configuration.variantKey(for: request, memoryKey: bytesKey) ?? bytesKey)
     }
 
     /// Starts loading `requests` at low priority into the caches, without waiting.

@@ -8,6 +8,9 @@ final class InFlightLoads: Sendable {
         let policy: CachePolicy
         let headers: HeaderFields
         let networkAccess: ImageRequest.NetworkAccess
+        /// Loads of the same bytes processed differently are different loads (each joins the
+        /// one load of the bytes, then decodes once).
+        let processing: ImageProcessing?
     }
 
     private let loads = Mutex<[Key: SharedLoad]>([:])

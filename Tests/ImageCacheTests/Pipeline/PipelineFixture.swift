@@ -12,11 +12,15 @@ final class PipelineFixture: Sendable {
     let store: PersistentStore
     let pipeline: ImagePipeline
 
-    init(retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)), handler: @escaping LoopbackOrigin.Handler) async throws {
+    init(
+        retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)), decoder: (any ImageDecoder)? = nil,
+        handler: @escaping LoopbackOrigin.Handler
+    ) async throws {
         origin = try await LoopbackOrigin.start(handler: handler)
         store = try PersistentStore(directory: folder.url)
         var configuration = ImagePipeline.Configuration(diskCache: store)
         configuration.retry = retry
+        if let decoder { configuration.decoder = decoder }
         pipeline = ImagePipeline(configuration: configuration)
     }
 

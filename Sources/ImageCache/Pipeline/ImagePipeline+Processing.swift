@@ -1,0 +1,59 @@
+import Foundation
+
+/// Requests with an ``ImageRequest/processing``: the bytes are loaded as for any request (memory,
+/// disk or network, under the request's policy, joining a load of the same bytes in flight), then
+/// decoded once per processing, off the caller's actor, and kept in the memory tier at the cost
+/// of their pixels.
+extension ImagePipeline {
+    /// A processed image from memory, else the coalesced load and decode.
+    nonisolated(nonsending) func loadProcessed(
+        _ request: ImageRequest, bytesKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
+    ) async throws(ImageLoadError) -> ImageResponse {
+        guard let variantKey = configuration.variantKey(for: request, memoryKey: bytesKey) else {
+            preconditionFailure("a processed request has a processing")
+        }
+        if let hit = memoryHit(for: request, cacheKey: variantKey) { return hit }
+        return try await decodeBeyondMemory(request, bytesKey: bytesKey, variantKey: variantKey, progress: progress)
+    }
+
+    /// The load and decode, coalesced per (source, processing), off the caller's actor.
+    @concurrent
+    private func decodeBeyondMemory(
+        _ request: ImageRequest, bytesKey: CacheKey, variantKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
+    ) async throws(ImageLoadError) -> ImageResponse {
+        let key = InFlightLoads.Key(
+            cacheKey: bytesKey.string, policy: request.policy, headers: request.headers,
+            networkAccess: request.networkAccess, processing: request.processing)
+        do {
+            return try await loads.run(key, priority: request.priority.taskPriority, progress: progress) { shared in
+                try await self.decode(request, bytesKey: bytesKey, variantKey: variantKey, shared: shared)
+            }
+        } catch {
+            throw ImageLoadError(error)
+        }
+    }
+
+    /// Loads the bytes, decodes them as the request asks, and keeps the result where the policy
+    /// keeps images: beside the bytes, valid exactly as long as they are (the same judgement).
+    private func decode(
+        _ request: ImageRequest, bytesKey: CacheKey, variantKey: CacheKey, shared: SharedLoad
+    ) async throws -> ImageResponse {
+        guard let processing = request.processing else { preconditionFailure("a processed request has a processing") }
+        var response = try await image(for: request.forBytes, progress: shared.report)
+        let decoded: DecodedImage
+        do {
+            decoded = try configuration.decoder.decode(
+                response.data, processing: processing, maxPixelCount: configuration.validator.maxPixelCount)
+        } catch {
+            throw ImageLoadError.decodingFailed(error)
+        }
+        if request.policy != .withViewCycle {
+            let bytes = memory.value(for: bytesKey)
+            let image = CachedImage(
+                data: response.data, info: response.info, http: bytes?.http, reuse: bytes?.reuse, decoded: decoded)
+            memory.set(image, for: variantKey, cost: image.cost)
+        }
+        response.decoded = decoded
+        return response
+    }
+}
