@@ -44,7 +44,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         list.withLock { $0.contains(key) }
     }
 
-    /// Stores `value` under `key` at `cost` (for images, width × height × 4 when known, else bytes).
+    /// Stores `value` under `key` at `cost` (what keeping it holds, in bytes).
     /// - Returns: false when the entry was too costly to keep (any older value for `key` is removed).
     @discardableResult
     @inlinable public func set(_ value: Value, for key: Key, cost: Int) -> Bool {
@@ -77,6 +77,18 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Removes everything.
     @inlinable public func removeAll() {
         list.withLock { $0.removeAll() }
+    }
+
+    /// Removes least recently used entries until the summed cost is at most `cost`: what a memory
+    /// warning asks for.
+    @inlinable public func trim(toCost cost: Int) {
+        // Released after the lock is dropped, as in `set`.
+        let evicted: [Value] = list.withLock { list in
+            var evicted: [Value] = []
+            while list.totalCost > max(0, cost), let (_, old) = list.removeLeastRecentlyUsed() { evicted.append(old) }
+            return evicted
+        }
+        _ = evicted
     }
 
     /// Entries currently cached.

@@ -3,23 +3,45 @@
 /// (a 304, a `stale-while-revalidate` refresh) or removes a response.
 ///
 /// An entry whose description names no image format and size (one not stored by a pipeline) is
-/// not kept: the pipeline could not say what it is without validating it again.
+/// not kept: the pipeline could not say what it is without validating it again. Decoded images
+/// (variants) kept beside an entry go with it: when the entry is removed, or replaced by other
+/// bytes, they are removed too, so pixels never outlive the bytes they were decoded from.
 struct ImageMemoryTier: HTTPMemoryTier {
     let images: MemoryCache<CacheKey, CachedImage>
+    /// The variant keys kept for each entry's key.
+    private let variants = Mutex<[String: Set<CacheKey>]>([:])
+
+    init(images: MemoryCache<CacheKey, CachedImage>) {
+        self.images = images
+    }
 
     func entry(for key: String) -> StoredEntry? {
         images.value(for: CacheKey(key))?.storedEntry
     }
 
     func keep(_ entry: StoredEntry, for key: String, plainReuse: PlainReuse?) {
+        let cacheKey = CacheKey(key)
+        if let held = images.value(for: cacheKey), held.data != entry.body { removeVariants(of: key) }
         if let image = CachedImage(entry, reuse: plainReuse) {
-            images.set(image, for: CacheKey(key), cost: image.cost)
+            images.set(image, for: cacheKey, cost: image.cost)
         } else {
-            images.removeValue(for: CacheKey(key))
+            images.removeValue(for: cacheKey)
         }
     }
 
     func remove(_ key: String) {
         images.removeValue(for: CacheKey(key))
+        removeVariants(of: key)
+    }
+
+    /// Keeps `image`, decoded from the bytes kept under `source`, under `key`.
+    func keepVariant(_ image: CachedImage, for key: CacheKey, of source: CacheKey) {
+        variants.withLock { _ = $0[source.string, default: []].insert(key) }
+        images.set(image, for: key, cost: image.cost)
+    }
+
+    private func removeVariants(of key: String) {
+        let keys = variants.withLock { $0.removeValue(forKey: key) } ?? []
+        for variant in keys { images.removeValue(for: variant) }
     }
 }

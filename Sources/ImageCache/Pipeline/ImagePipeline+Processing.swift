@@ -51,7 +51,7 @@ extension ImagePipeline {
             let bytes = memory.value(for: bytesKey)
             let image = CachedImage(
                 data: response.data, info: response.info, http: bytes?.http, reuse: bytes?.reuse, decoded: decoded)
-            memory.set(image, for: variantKey, cost: image.cost)
+            memoryTier.keepVariant(image, for: variantKey, of: bytesKey)
         }
         response.decoded = decoded
         return response

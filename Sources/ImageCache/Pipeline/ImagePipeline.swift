@@ -19,12 +19,16 @@ public final class ImagePipeline: Sendable {
     /// The configuration the pipeline was made with.
     public let configuration: Configuration
     let memory: MemoryCache<CacheKey, CachedImage>
+    /// The memory tier as the HTTP cache keeps it, with the decoded variants of its entries.
+    let memoryTier: ImageMemoryTier
     let loads = InFlightLoads()
     /// HTTP caching over the disk tier, with the pipeline's memory tier as its memory tier.
     let http: HTTPCache
     private let background = BackgroundWork()
     /// Whether a persistent request has met this pipeline without a disk cache (said once).
     private let saidMemoryOnly = Mutex(false)
+    /// This pipeline's place among the memory-pressure handlers, while it trims on pressure.
+    private let pressureRegistration: MemoryPressureMonitor.Registration?
 
     /// Why this pipeline has no disk cache although it was made to have one (``shared``: the
     /// store at `PersistentStore.defaultDirectory` could not be opened); nil otherwise. Such a
@@ -51,7 +55,10 @@ public final class ImagePipeline: Sendable {
         http.credentialedResponses = configuration.credentialedResponses
         if let cacheKey = configuration.cacheKey { http.cacheKey = cacheKey }
         http.logger = configuration.logger
-        self.http = HTTPCache(configuration: http, memoryTier: ImageMemoryTier(images: memory))
+        memoryTier = ImageMemoryTier(images: memory)
+        self.http = HTTPCache(configuration: http, memoryTier: memoryTier)
+        let images = memory
+        pressureRegistration = configuration.trimsOnMemoryPressure?.register { images.trim(toCost: images.totalCost / 2) }
     }
 
     /// Loads the image for `request`; `progress` hears about body bytes as they arrive.
@@ -123,6 +130,13 @@ public final class ImagePipeline: Sendable {
 
     /// Removes everything from the memory tier.
     public func removeAllFromMemory() { memory.removeAll() }
+
+    /// Removes the least recently used images from the memory tier until what it holds costs at
+    /// most `cost` bytes: for a memory warning the platform does not signal itself.
+    public func trim(toCost cost: Int) { memory.trim(toCost: cost) }
+
+    /// What the memory tier holds, in bytes: encoded images, plus the pixels of decoded ones.
+    public var memoryCost: Int { memory.totalCost }
 
     /// How often the disk cache failed to store, update or remove an image (a full disk, a
     /// read-only store, a key over its limit). Loads never fail for it: they return the image they

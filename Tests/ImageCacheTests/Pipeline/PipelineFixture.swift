@@ -1,6 +1,7 @@
 import CacheStorage
 import Foundation
-import ImageCache
+
+@testable import ImageCache
 import LoopbackOrigin
 import TestSupport
 
@@ -14,13 +15,14 @@ final class PipelineFixture: Sendable {
 
     init(
         retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)), decoder: (any ImageDecoder)? = nil,
-        handler: @escaping LoopbackOrigin.Handler
+        pressureMonitor: MemoryPressureMonitor? = nil, handler: @escaping LoopbackOrigin.Handler
     ) async throws {
         origin = try await LoopbackOrigin.start(handler: handler)
         store = try PersistentStore(directory: folder.url)
         var configuration = ImagePipeline.Configuration(diskCache: store)
         configuration.retry = retry
         if let decoder { configuration.decoder = decoder }
+        if let pressureMonitor { configuration.trimsOnMemoryPressure = pressureMonitor }
         pipeline = ImagePipeline(configuration: configuration)
     }
 
