@@ -60,8 +60,8 @@ public struct ImageRequest: Sendable, Hashable {
         get { storage.fields.networkAccess }
         set { update { $0.networkAccess = newValue } }
     }
-    /// What to decode the image to, when the caller wants pixels: the ``ImageProcessing/original``
-    /// image, a ``ImageProcessing/thumbnail(maxPixelSize:)`` or a resized one. Nil (the default)
+    /// What to decode the image to, when the caller wants pixels: the `ImageProcessing.original`
+    /// image, a `.thumbnail(maxPixelSize:)` or a resized one. Nil (the default)
     /// loads the bytes only. The response's ``ImageResponse/decoded`` carries the result, and the
     /// memory tier keeps it under the processing's identifier, at the cost of its pixels.
     public var processing: ImageProcessing? {
