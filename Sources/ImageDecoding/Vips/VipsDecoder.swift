@@ -57,11 +57,8 @@ public struct VipsDecoder: ImageDecoder {
     /// The loader's options for `format`: errors are errors; an icon's largest entry (the size the
     /// validator reports), not its first.
     private static func loadOptions(for format: ImageFormat, _ data: Data) -> String {
-        switch format {
-        case .svg: "fail_on=error"
-        case .ico: "fail_on=error,page=\(ICOParser.largestEntryIndex([UInt8](data)) ?? 0)"
-        default: "fail_on=error"
-        }
+        guard format == .ico else { return "fail_on=error" }
+        return "fail_on=error,page=\(ICOParser.largestEntryIndex([UInt8](data)) ?? 0)"
     }
 
     private static func decode(
