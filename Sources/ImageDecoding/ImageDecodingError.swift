@@ -2,16 +2,14 @@ import ImageFormats
 
 /// Why bytes could not be decoded to an image. Each description says what happened and what to do.
 public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The bytes are not an image the validator accepts for decoding: not an image, damaged data
-    /// that only decoding would otherwise show, or an SVG too costly to render. The validator's
+    /// The bytes are not an image the validator accepts for decoding: not an image, over the pixel
+    /// limit, damaged data that only decoding would otherwise show, or an SVG too costly to render. The validator's
     /// error says which, and at what stage.
     case invalidImage(ImageValidationError)
     /// No decoder on this platform reads the format (for example SVG where none is installed).
     case unsupportedFormat(String)
     /// The decoder found the data damaged: it reads as an image until its pixels do not.
     case corrupt(String)
-    /// The image declares more pixels than the limit allows.
-    case tooManyPixels(width: Int, height: Int, limit: Int)
     /// The processing asked for is not possible (a size of zero or less).
     case invalidProcessing(String)
     /// The decoding library could not start.
@@ -25,8 +23,6 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
             "No decoder here reads this image (\(detail)); serve it in a common format such as JPEG, PNG or WebP."
         case let .corrupt(detail):
             "The image data is damaged and cannot be decoded (\(detail)); the origin should serve an intact file."
-        case let .tooManyPixels(width, height, limit):
-            "The image declares \(width) × \(height) pixels, over the limit of \(limit); ask for a smaller image or raise the limit."
         case let .invalidProcessing(detail):
             "The processing asked for is not possible: \(detail)."
         case let .decoderUnavailable(detail):

@@ -38,14 +38,18 @@ package struct DiskTier: Sendable {
         try await store.remove(keys)
     }
 
+    /// The entry's attributes; its freshness summary (made once when it was stored) gives both the
+    /// expiry and the summary written beside the response, without parsing the headers again.
     static func attributes(of entry: StoredEntry, evaluator: CachePolicyEvaluator) -> EntryAttributes {
         let headers = entry.response.headers
+        let freshness = entry.freshness ?? StoredFreshness(entry.response, evaluator: evaluator)
+        let facts = freshness.facts(under: evaluator, status: entry.response.status, responseTime: entry.response.responseTime)
         return EntryAttributes(
-            expiresAt: evaluator.expirationDate(of: entry.response),
+            expiresAt: facts.map(\.expirationDate) ?? evaluator.expirationDate(of: entry.response),
             etag: headers.firstValue(for: "ETag"),
             lastModified: headers.firstValue(for: "Last-Modified"),
             responseDate: headers.firstValue(for: "Date").flatMap { HTTPDate.parse($0) },
-            responseHeaders: entry.response.encoded(freshness: StoredFreshness(entry.response, evaluator: evaluator)),
+            responseHeaders: entry.response.encoded(freshness: freshness),
             contentType: headers.firstValue(for: "Content-Type"),
             format: entry.description.format,
             pixelWidth: entry.description.pixelWidth,

@@ -7,12 +7,14 @@ extension HTTPCache {
     /// A disk failure (full, read-only, an entry the store refuses) is counted and logged, never
     /// thrown: the response the origin sent is the caller's whether or not it could be cached.
     func store(_ entry: StoredEntry, _ transaction: Transaction) async {
+        let entry = transaction.summarised(entry)
         memory?.keep(entry, for: transaction.key, plainReuse: transaction.plainReuse(of: entry))
         await onDisk("store") { try await $0.write(entry, for: transaction.key, evaluator: transaction.evaluator) }
     }
 
     /// Replaces a stored response's headers after a validation; the body stays. Failures as for ``store(_:_:)``.
     func update(_ entry: StoredEntry, _ transaction: Transaction) async {
+        let entry = transaction.summarised(entry)
         memory?.keep(entry, for: transaction.key, plainReuse: transaction.plainReuse(of: entry))
         await onDisk("update") { try await $0.update(entry, for: transaction.key, evaluator: transaction.evaluator) }
     }

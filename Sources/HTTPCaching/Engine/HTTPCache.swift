@@ -83,7 +83,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// ``response(for:accepting:progress:)`` after `lookup`, a look-up the caller made ahead of the
-    /// load (``lookUp(_:)``): what it found answers instead of reading the tiers again, so one load
+    /// load (``lookUp(plainRequestFor:override:readingMemory:)``): what it found answers instead of reading the tiers again, so one load
     /// reads storage once and counts one hit or miss.
     package func response(
         for request: HTTPCacheRequest, accepting acceptor: any ResponseBodyAcceptor, progress: ProgressHandler?,
@@ -153,6 +153,14 @@ extension HTTPCache {
         /// The rule book's judgement of `entry` for this request, when it is plain; nil otherwise.
         func plainReuse(of entry: StoredEntry) -> PlainReuse? {
             isPlain ? evaluator.plainReuse(of: entry.response, summary: entry.freshness) : nil
+        }
+
+        /// `entry` with its freshness summary made under this request's rules: made once when a
+        /// response is stored, for the memory tier's judgement and the disk tier's attributes alike.
+        func summarised(_ entry: StoredEntry) -> StoredEntry {
+            var entry = entry
+            entry.freshness = StoredFreshness(entry.response, evaluator: evaluator)
+            return entry
         }
     }
 }

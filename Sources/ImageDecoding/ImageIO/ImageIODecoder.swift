@@ -16,7 +16,6 @@ public struct ImageIODecoder: ImageDecoder {
     public func decode(
         _ data: Data, processing: ImageProcessing, maxPixelCount: Int
     ) throws(ImageDecodingError) -> DecodedImage {
-        guard !data.isEmpty else { throw .corrupt("no bytes") }
         _ = try ImageValidator.forDecoding(data, maxPixelCount: maxPixelCount)
         let sourceOptions = [kCGImageSourceShouldCache: false] as CFDictionary
         guard let source = CGImageSourceCreateWithData(data as CFData, sourceOptions), CGImageSourceGetCount(source) > 0
@@ -25,10 +24,6 @@ public struct ImageIODecoder: ImageDecoder {
             let width = properties[kCGImagePropertyPixelWidth] as? Int,
             let height = properties[kCGImagePropertyPixelHeight] as? Int, width > 0, height > 0
         else { throw .corrupt("ImageIO found no image size") }
-        let pixels = width.multipliedReportingOverflow(by: height)
-        guard !pixels.overflow, pixels.partialValue <= maxPixelCount else {
-            throw .tooManyPixels(width: width, height: height, limit: maxPixelCount)
-        }
         let orientation = properties[kCGImagePropertyOrientation] as? Int ?? 1
         let upright = orientation >= 5 ? (width: height, height: width) : (width: width, height: height)
         let plan = try Self.plan(processing, upright: upright)

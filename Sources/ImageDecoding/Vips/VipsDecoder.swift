@@ -29,8 +29,7 @@ public struct VipsDecoder: ImageDecoder {
                 guard info.format != .svg else {
                     return try Self.render(base, count: bytes.count, target: target, size: info, loadOptions: loadOptions)
                 }
-                return try Self.decode(
-                    base, count: bytes.count, target: target, maxPixelCount: maxPixelCount, loadOptions: loadOptions)
+                return try Self.decode(base, count: bytes.count, target: target, loadOptions: loadOptions)
             }
         }
         return try result.get()
@@ -62,16 +61,12 @@ public struct VipsDecoder: ImageDecoder {
     }
 
     private static func decode(
-        _ base: UnsafeRawPointer, count: Int, target: (width: Int32, height: Int32, crop: Bool), maxPixelCount: Int,
-        loadOptions: String
+        _ base: UnsafeRawPointer, count: Int, target: (width: Int32, height: Int32, crop: Bool), loadOptions: String
     ) throws(ImageDecodingError) -> DecodedImage {
-        // The header first: the pixel limit is checked before any pixel is decoded.
+        // The header (the validator has held its size to the pixel limit already), for the
+        // orientation and the page count: nothing is decoded yet.
         guard let headerPointer = siv_header_from_buffer(base, count, loadOptions) else { throw classify(VipsRuntime.takeError()) }
         let header = VipsImageReference(headerPointer)
-        let pixelCount = header.width.multipliedReportingOverflow(by: header.height)
-        guard !pixelCount.overflow, pixelCount.partialValue <= maxPixelCount else {
-            throw .tooManyPixels(width: header.width, height: header.height, limit: maxPixelCount)
-        }
         // What the image measures upright; a target it already fits is decoded whole, not resampled.
         let swaps = vips_image_get_orientation_swap(header.pointer) != 0
         let upright = swaps ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
