@@ -235,6 +235,30 @@ struct PersistentStoreTests {
         #expect(stats.misses == 1)
     }
 
+    @Test("a read just before close is counted: close persists what the writer's last idle pass had not seen")
+    func readBeforeCloseIsKept() async throws {
+        let folder = TemporaryDirectory()
+        var configuration = StoreConfiguration()
+        // Idle passes every 10 ms, so a read often lands while one is running.
+        configuration.durability = .periodic(interval: .milliseconds(10))
+        let setup = try PersistentStore(directory: folder.url, configuration: configuration)
+        try await setup.put(Self.entry(1))
+        setup.close()
+        let rounds = 60
+        for round in 1...rounds {
+            let store = try PersistentStore(directory: folder.url, configuration: configuration)
+            // A put gives the next idle pass a sync to make, widening the moment after its drain;
+            // the read lands at a different point of that pass each round.
+            try await store.put(Self.entry(round + 1))
+            try await Task.sleep(for: .microseconds(round * 250 % 12_000))
+            #expect(try store.get(Self.entry(1).key) != nil)
+            store.close()
+        }
+        let reopened = try PersistentStore(directory: folder.url, configuration: configuration)
+        defer { reopened.close() }
+        #expect(try reopened.statistics().hits == rounds)
+    }
+
     @Test("peek reads like get but is not a read: no last access, LRU place or counter moves")
     func peekIsNotARead() async throws {
         let folder = TemporaryDirectory()

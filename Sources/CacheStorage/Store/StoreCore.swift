@@ -110,6 +110,9 @@ final class StoreCore: Sendable {
     func close() {
         writer.stop()
         writeback.stop()
+        // A read recorded after the writer's last idle pass (it may have begun before `stop`)
+        // would otherwise be lost: the thread has ended, so its connection is free to persist it.
+        if !isReadOnly { synchronizeIndex() }
         // The next process to open this store may find the disk full and need the reserve to open
         // and purge: a reserve given up during a full disk is taken back now if there is room,
         // whether or not the periodic attempt was due.
