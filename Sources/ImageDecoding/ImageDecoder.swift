@@ -4,9 +4,9 @@ import ImageFormats
 /// Turns an image's bytes into pixels, processed as asked: the seam between the pipeline and a
 /// platform's decoding library (libvips on Linux, ImageIO on Apple platforms).
 ///
-/// `decode` is synchronous and CPU-bound; callers run it off their actor. It refuses an image
-/// whose declared size is over `maxPixelCount` before decoding any pixels, and decodes only what
-/// the processing needs (a JPEG's thumbnail is shrunk while it loads, not after).
+/// `decode` is synchronous and CPU-bound; `async` callers run it on the decoding queue, never on
+/// Swift's cooperative pool. It refuses an image whose declared size is over `maxPixelCount`
+/// before decoding any pixels, and decodes only what the processing needs (a JPEG's thumbnail is shrunk while it loads, not after).
 public protocol ImageDecoder: Sendable {
     /// The first frame of the image `data` holds, upright, in sRGB, processed as `processing` says.
     /// - Throws: ``ImageDecodingError``.

@@ -18,14 +18,14 @@ struct CorpusDecodingTests {
     }
 
     @Test("every real image decodes to its manifest size, with its frame count")
-    func realImages() throws {
+    func realImages() async throws {
         let entries = try CorpusManifest.entries(under: "real/")
         #expect(entries.count >= 150)
         var decoded = 0
         for entry in entries {
             let image: DecodedImage
             do {
-                image = try decoder.decode(try entry.contents(), processing: .original, maxPixelCount: Self.limit)
+                image = try await decoder.decodeOffPool(try entry.contents(), processing: .original, maxPixelCount: Self.limit)
             } catch {
                 Issue.record("\(entry.path) (\(entry.formatName)): \(error)")
                 continue
@@ -43,14 +43,14 @@ struct CorpusDecodingTests {
     }
 
     @Test("the files whose damage only decoding or rendering shows are refused with a typed error")
-    func decodeStageFiles() throws {
+    func decodeStageFiles() async throws {
         let entries = try CorpusManifest.entries(under: "bad/").filter {
             ($0.detectAt == "decode" || $0.detectAt == "render") && $0.expected == "must-reject"
         }
         #expect(entries.count == 6)
         for entry in entries {
-            #expect(throws: ImageDecodingError.self, "\(entry.path)") {
-                try decoder.decode(try entry.contents(), processing: .original, maxPixelCount: Self.limit)
+            await #expect(throws: ImageDecodingError.self, "\(entry.path)") {
+                try await decoder.decodeOffPool(try entry.contents(), processing: .original, maxPixelCount: Self.limit)
             }
         }
     }

@@ -10,9 +10,9 @@ struct DecoderTests {
     static let limit = 100_000_000
 
     @Test("a PNG decodes to exactly its pixels, as opaque RGBA")
-    func exactPixels() throws {
+    func exactPixels() async throws {
         let png = GeneratedImages.png(width: 7, height: 5) { x, y in (UInt8(x * 30), UInt8(y * 50), 77) }
-        let image = try decoder.decode(png, processing: .original, maxPixelCount: Self.limit)
+        let image = try await decoder.decodeOffPool(png, processing: .original, maxPixelCount: Self.limit)
         #expect((image.pixelWidth, image.pixelHeight) == (7, 5))
         #expect(image.pixelFormat == .rgba8 && image.bytesPerRow == 28 && image.pixels.count == 140)
         #expect(image.frameCount == 1 && image.isOpaque && image.cost == 140)
@@ -28,9 +28,9 @@ struct DecoderTests {
             (.thumbnail(maxPixelSize: 1_000), 400, 300), (.resized(width: 50, height: 50, mode: .fit), 50, 38),
             (.resized(width: 50, height: 50, mode: .fill), 50, 50), (.resized(toPoints: 60, 20, scale: 2, mode: .fill), 120, 40),
         ])
-    func sizes(processing: ImageProcessing, width: Int, height: Int) throws {
+    func sizes(processing: ImageProcessing, width: Int, height: Int) async throws {
         let png = GeneratedImages.png(width: 400, height: 300) { x, y in GeneratedImages.quadrant(x: x, y: y, width: 400, height: 300) }
-        let image = try decoder.decode(png, processing: processing, maxPixelCount: Self.limit)
+        let image = try await decoder.decodeOffPool(png, processing: processing, maxPixelCount: Self.limit)
         #expect((image.pixelWidth, image.pixelHeight) == (width, height), "\(processing.identifier)")
         // Resampling keeps the quadrants where they were: the top-left corner stays red.
         let corner = image.pixel(x: 1, y: 1)
@@ -46,9 +46,9 @@ struct DecoderTests {
     }
 
     @Test("all eight EXIF orientations come out as the same upright pixels", arguments: 1...8)
-    func orientation(_ orientation: Int) throws {
+    func orientation(_ orientation: Int) async throws {
         let jpeg = try GeneratedImages.orientedJPEG(orientation: orientation, width: 48, height: 32)
-        let image = try decoder.decode(jpeg, processing: .original, maxPixelCount: Self.limit)
+        let image = try await decoder.decodeOffPool(jpeg, processing: .original, maxPixelCount: Self.limit)
         #expect((image.pixelWidth, image.pixelHeight) == (48, 32), "orientation \(orientation)")
         for (x, y) in [(8, 8), (40, 8), (8, 24), (40, 24)] {
             let expected = GeneratedImages.quadrant(x: x, y: y, width: 48, height: 32)
@@ -57,44 +57,44 @@ struct DecoderTests {
             #expect(distance < 40, "orientation \(orientation) at (\(x), \(y)): \(actual), expected \(expected)")
         }
         // A thumbnail is upright too, its size from the upright image.
-        let thumbnail = try decoder.decode(jpeg, processing: .thumbnail(maxPixelSize: 24), maxPixelCount: Self.limit)
+        let thumbnail = try await decoder.decodeOffPool(jpeg, processing: .thumbnail(maxPixelSize: 24), maxPixelCount: Self.limit)
         #expect((thumbnail.pixelWidth, thumbnail.pixelHeight) == (24, 16), "orientation \(orientation)")
     }
 
     @Test("an image over the pixel limit is refused by the validator before its pixels are decoded")
-    func pixelLimit() throws {
+    func pixelLimit() async throws {
         let png = GeneratedImages.png(width: 200, height: 100) { _, _ in (1, 2, 3) }
-        #expect(throws: ImageDecodingError.invalidImage(.tooManyPixels(format: .png, width: 200, height: 100, limit: 19_999))) {
-            try decoder.decode(png, processing: .thumbnail(maxPixelSize: 10), maxPixelCount: 19_999)
+        await #expect(throws: ImageDecodingError.invalidImage(.tooManyPixels(format: .png, width: 200, height: 100, limit: 19_999))) {
+            try await decoder.decodeOffPool(png, processing: .thumbnail(maxPixelSize: 10), maxPixelCount: 19_999)
         }
-        #expect(try decoder.decode(png, processing: .original, maxPixelCount: 20_000).pixelWidth == 200)
+        #expect(try await decoder.decodeOffPool(png, processing: .original, maxPixelCount: 20_000).pixelWidth == 200)
     }
 
     @Test("bytes that are no image, a truncated image and a bad size are typed errors that keep the validator's verdict")
-    func refusals() throws {
+    func refusals() async throws {
         let html = Data("<html><body>Not found</body></html>".utf8)
         for bytes in [html, Data()] {
-            #expect {
-                try decoder.decode(bytes, processing: .original, maxPixelCount: Self.limit)
+            await #expect {
+                try await decoder.decodeOffPool(bytes, processing: .original, maxPixelCount: Self.limit)
             } throws: { error in
                 guard case let .invalidImage(validation) = error as? ImageDecodingError else { return false }
                 return validation.stage == .sniff && "\(error)".hasPrefix("The image cannot be decoded")
             }
         }
         let png = GeneratedImages.png(width: 64, height: 64) { x, y in (UInt8(x), UInt8(y), UInt8(x ^ y)) }
-        #expect {
-            try decoder.decode(png.prefix(png.count / 2), processing: .original, maxPixelCount: Self.limit)
+        await #expect {
+            try await decoder.decodeOffPool(png.prefix(png.count / 2), processing: .original, maxPixelCount: Self.limit)
         } throws: { error in
             guard case let .invalidImage(validation) = error as? ImageDecodingError else { return false }
             return validation.stage == .structure
         }
-        #expect(throws: ImageDecodingError.self) {
-            try decoder.decode(png, processing: .thumbnail(maxPixelSize: 0), maxPixelCount: Self.limit)
+        await #expect(throws: ImageDecodingError.self) {
+            try await decoder.decodeOffPool(png, processing: .thumbnail(maxPixelSize: 0), maxPixelCount: Self.limit)
         }
     }
 
     @Test("encoding: PNG keeps pixels and alpha exactly; WebP and JPEG stay close; the choice follows alpha")
-    func encoding() throws {
+    func encoding() async throws {
         var pixels = Data(count: 16 * 16 * 4)
         pixels.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) in
             for index in 0..<(16 * 16) {
@@ -105,13 +105,13 @@ struct DecoderTests {
         #expect(EncodedFormat.choice(for: translucent) == .png)
         let encoder = PlatformImageEncoder()
         let png = try encoder.encode(translucent, as: .png, quality: 90)
-        #expect(try decoder.decode(png, processing: .original, maxPixelCount: Self.limit).pixels == pixels)
-        let opaque = try decoder.decode(
+        #expect(try await decoder.decodeOffPool(png, processing: .original, maxPixelCount: Self.limit).pixels == pixels)
+        let opaque = try await decoder.decodeOffPool(
             GeneratedImages.png(width: 16, height: 16) { _, _ in (200, 100, 50) }, processing: .original, maxPixelCount: Self.limit)
         #expect(EncodedFormat.choice(for: opaque) == .webp)
         for format in [EncodedFormat.webp, .jpeg] {
             let bytes = try encoder.encode(opaque, as: format, quality: 90)
-            let back = try decoder.decode(bytes, processing: .original, maxPixelCount: Self.limit)
+            let back = try await decoder.decodeOffPool(bytes, processing: .original, maxPixelCount: Self.limit)
             let pixel = back.pixel(x: 8, y: 8)
             #expect(abs(Int(pixel.0) - 200) < 8 && abs(Int(pixel.1) - 100) < 8 && abs(Int(pixel.2) - 50) < 8, "\(format): \(pixel)")
             #expect(back.isOpaque, "\(format)")

@@ -2,7 +2,7 @@ import Foundation
 
 /// Requests with an ``ImageRequest/processing``: the bytes are loaded as for any request (memory,
 /// disk or network, under the request's policy, joining a load of the same bytes in flight), then
-/// decoded once per processing, off the caller's actor, and kept in the memory tier at the cost
+/// decoded once per processing on the decoding queue (never on Swift's cooperative pool), and kept in the memory tier at the cost
 /// of their pixels.
 extension ImagePipeline {
     /// A processed image from memory, else the coalesced load and decode.
@@ -42,7 +42,7 @@ extension ImagePipeline {
         var response = try await image(for: request.forBytes, progress: shared.report)
         let decoded: DecodedImage
         do {
-            decoded = try configuration.decoder.decode(
+            decoded = try await configuration.decoder.decodeOffPool(
                 response.data, processing: processing, maxPixelCount: configuration.validator.maxPixelCount)
         } catch {
             throw ImageLoadError.decodingFailed(error)
