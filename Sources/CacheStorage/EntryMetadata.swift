@@ -14,11 +14,13 @@ public struct EntryMetadata: Sendable, Hashable {
     public var lastAccess: Date
     /// What the caller recorded with the entry.
     public var attributes: EntryAttributes
+    /// The entry this one was derived from; nil for an entry stored in its own right.
+    public var source: EntrySource?
 
     /// Creates metadata; the store makes these, callers mostly read them.
     public init(
         key: String, byteCount: Int, checksum: UInt64, storedAt: Date, lastAccess: Date,
-        attributes: EntryAttributes
+        attributes: EntryAttributes, source: EntrySource? = nil
     ) {
         self.key = key
         self.byteCount = byteCount
@@ -26,6 +28,7 @@ public struct EntryMetadata: Sendable, Hashable {
         self.storedAt = storedAt
         self.lastAccess = lastAccess
         self.attributes = attributes
+        self.source = source
     }
 
     /// The cost used for limits: the caller's, or the byte count.

@@ -37,6 +37,10 @@ public struct EntryQuery: Sendable, Hashable {
     public var largerThanBytes: Int?
     /// Entries of this format.
     public var format: String?
+    /// Entries derived from the entry with this key (``EntryMetadata/source``).
+    public var derivedFrom: String?
+    /// Only derived entries (true), or only entries stored in their own right (false).
+    public var isDerived: Bool?
     /// The order; ``Order/key`` by default.
     public var order: Order = .key
     /// At most this many entries; nil for all.
@@ -47,8 +51,8 @@ public struct EntryQuery: Sendable, Hashable {
     /// A query with no filters.
     public init(
         keyPrefix: String? = nil, host: String? = nil, expiredAt: Date? = nil, storedBefore: Date? = nil,
-        accessedBefore: Date? = nil, largerThanBytes: Int? = nil, format: String? = nil, order: Order = .key,
-        limit: Int? = nil, offset: Int = 0
+        accessedBefore: Date? = nil, largerThanBytes: Int? = nil, format: String? = nil,
+        derivedFrom: String? = nil, isDerived: Bool? = nil, order: Order = .key, limit: Int? = nil, offset: Int = 0
     ) {
         self.keyPrefix = keyPrefix
         self.host = host
@@ -57,6 +61,8 @@ public struct EntryQuery: Sendable, Hashable {
         self.accessedBefore = accessedBefore
         self.largerThanBytes = largerThanBytes
         self.format = format
+        self.derivedFrom = derivedFrom
+        self.isDerived = isDerived
         self.order = order
         self.limit = limit
         self.offset = offset

@@ -8,11 +8,15 @@ public struct NewEntry: Sendable, Hashable {
     public var data: Data
     /// What to record with the bytes.
     public var attributes: EntryAttributes
+    /// The entry these bytes were derived from, if any: this entry then lives only as long as that
+    /// one holds the same bytes (see ``EntrySource``).
+    public var source: EntrySource?
 
     /// Creates an entry to put.
-    public init(key: String, data: Data, attributes: EntryAttributes = EntryAttributes()) {
+    public init(key: String, data: Data, attributes: EntryAttributes = EntryAttributes(), source: EntrySource? = nil) {
         self.key = key
         self.data = data
         self.attributes = attributes
+        self.source = source
     }
 }

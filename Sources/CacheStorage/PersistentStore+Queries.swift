@@ -44,6 +44,13 @@ extension PersistentStore {
             clauses.append("format = ?")
             binds.append(.text(format))
         }
+        if let source = query.derivedFrom {
+            clauses.append("source_key = ?")
+            binds.append(.text(source))
+        }
+        if let derived = query.isDerived {
+            clauses.append(derived ? "source_key IS NOT NULL" : "source_key IS NULL")
+        }
         let order =
             switch query.order {
             case .key: "key"
@@ -109,6 +116,9 @@ extension PersistentStore {
                 "SELECT \(IndexRow.columns) FROM entries ORDER BY byte_size DESC LIMIT 5")
             var largestEntries: [EntryMetadata] = []
             while try largest.step() { largestEntries.append(IndexRow.metadata(largest)) }
+            let derived = try connection.prepare(
+                "SELECT count(*), coalesce(sum(byte_size), 0) FROM entries WHERE source_key IS NOT NULL")
+            _ = try derived.step()
             let counters = try connection.prepare("SELECT name, value FROM counters")
             var hits = 0
             var misses = 0
@@ -126,7 +136,8 @@ extension PersistentStore {
                 effectiveByteLimit: core.configuration.byteLimit, byteLimitBoundByFreeSpace: false,
                 volumeBytes: nil, volumeAvailableBytes: nil, writeStatus: .writable,
                 entryLimit: core.configuration.entryLimit, mapBytes: 0, mapUsedBytes: 0, indexFileBytes: 0,
-                hits: hits, misses: misses)
+                hits: hits, misses: misses,
+                derivedEntries: Int(derived.int64(0)), derivedBytes: Int(derived.int64(1)))
         }
         let usage = try core.blobs.usage()
         stats.mapBytes = usage.mapBytes
@@ -156,7 +167,7 @@ private enum IndexValue {
 enum IndexRow {
     static let columns = """
         key, byte_size, checksum, stored_at, last_access, expires_at, etag, last_modified, response_date, \
-        content_type, format, pixel_width, pixel_height, cost, ttl_ms, response_headers
+        content_type, format, pixel_width, pixel_height, cost, ttl_ms, response_headers, source_key, source_checksum
         """
 
     static func metadata(_ row: SQLiteStatement) -> EntryMetadata {
@@ -175,6 +186,7 @@ enum IndexRow {
         return EntryMetadata(
             key: row.string(0) ?? "", byteCount: Int(row.int64(1)), checksum: UInt64(bitPattern: row.int64(2)),
             storedAt: Date(millisecondsSince1970: row.int64(3)),
-            lastAccess: Date(millisecondsSince1970: row.int64(4)), attributes: attributes)
+            lastAccess: Date(millisecondsSince1970: row.int64(4)), attributes: attributes,
+            source: row.string(16).map { EntrySource(key: $0, checksum: UInt64(bitPattern: row.int64(17))) })
     }
 }

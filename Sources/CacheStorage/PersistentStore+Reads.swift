@@ -64,27 +64,66 @@ extension PersistentStore {
     /// or of another length reads as nil and is removed in the background.
     private func readEntry(_ key: String, digest: KeyDigest) throws -> CachedEntry? {
         var damaged = false
-        let entry: CachedEntry? = try core.blobs.read { txn in
-            let databases = core.blobs.databases
-            return try digest.withBytes { digestBytes -> CachedEntry? in
-                guard let record = try txn.get(databases.records, key: digestBytes) else { return nil }
-                guard let storedKey = EntryRecord.key(in: record), storedKey.elementsEqual(key.utf8) else {
-                    return nil
-                }
-                guard let metadata = EntryRecord.decode(record),
-                    let blob = try txn.get(databases.blobs, key: digestBytes), blob.count == metadata.byteCount
-                else {
-                    damaged = true
-                    return nil
-                }
-                // Read without LMDB's locks, a writer elsewhere may be reusing these pages: only
-                // bytes that match their checksum are served.
-                if core.blobs.readsWithoutLocks && XXHash64.hash(blob) != metadata.checksum { return nil }
-                return CachedEntry(data: Data(blob), metadata: metadata)
-            }
-        }
+        let entry = try core.blobs.read { txn in try readEntry(key, digest: digest, in: txn, damaged: &damaged) }
         if damaged && !core.isReadOnly { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
         return entry
+    }
+
+    private func readEntry(_ key: String, digest: KeyDigest, in txn: LMDBTransaction, damaged: inout Bool) throws
+        -> CachedEntry?
+    {
+        let databases = core.blobs.databases
+        return try digest.withBytes { digestBytes -> CachedEntry? in
+            guard let record = try txn.get(databases.records, key: digestBytes) else { return nil }
+            guard let storedKey = EntryRecord.key(in: record), storedKey.elementsEqual(key.utf8) else {
+                return nil
+            }
+            guard let metadata = EntryRecord.decode(record),
+                let blob = try txn.get(databases.blobs, key: digestBytes), blob.count == metadata.byteCount
+            else {
+                damaged = true
+                return nil
+            }
+            // Read without LMDB's locks, a writer elsewhere may be reusing these pages: only
+            // bytes that match their checksum are served.
+            if core.blobs.readsWithoutLocks && XXHash64.hash(blob) != metadata.checksum { return nil }
+            return CachedEntry(data: Data(blob), metadata: metadata)
+        }
+    }
+
+    /// The entry for `key` derived from `sourceKey`, with the source's metadata (not its bytes),
+    /// read in one transaction; nil unless both are stored and the entry was derived from the
+    /// source's current bytes.
+    ///
+    /// Counts as one read, of both: a source whose derived entries are in use keeps its place in
+    /// eviction order (evicting it would take them along) although its own bytes are not read.
+    public func get(_ key: String, derivedFrom sourceKey: String) throws -> (entry: CachedEntry, source: EntryMetadata)? {
+        try checkOpen()
+        let digest = KeyDigest(key: key)
+        let sourceDigest = KeyDigest(key: sourceKey)
+        var damaged = false
+        let found = try core.blobs.read { txn -> (entry: CachedEntry, source: EntryMetadata)? in
+            let sourceRecord = try sourceDigest.withBytes { try txn.get(core.blobs.databases.records, key: $0) }
+            guard let source = sourceRecord.flatMap(EntryRecord.decode), source.key == sourceKey,
+                let entry = try readEntry(key, digest: digest, in: txn, damaged: &damaged),
+                entry.metadata.source == EntrySource(key: sourceKey, checksum: source.checksum)
+            else { return nil }
+            return (entry, source)
+        }
+        if damaged && !core.isReadOnly { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
+        guard var found else {
+            core.accessLog.recordMiss()
+            return nil
+        }
+        let now = Date()
+        found.entry.metadata.lastAccess = now
+        if core.isReadOnly { return found }
+        let milliseconds = now.millisecondsSince1970
+        core.accessLog.recordAccess(sourceDigest, at: milliseconds)
+        if core.accessLog.recordHit(digest, at: milliseconds) >= core.configuration.accessFlushThreshold {
+            core.writer.wake()
+        }
+        return found
     }
 
     /// The last access recorded so far: one this process has not flushed yet, else the index's.

@@ -58,17 +58,24 @@ public final class PersistentStore: Sendable {
     }
 
     /// Stores many entries in one commit. Either every entry is validated or none is written.
+    ///
+    /// - Throws: ``StorageError/sourceChanged(key:source:)`` when a derived entry's source no longer
+    ///   holds the bytes it was derived from (nothing of the call is written then).
     public func put(_ entries: [NewEntry]) async throws {
         try checkOpen()
         let prepared = try entries.map(prepare)
-        _ = try await core.writer.submit(.put(prepared))
+        try Self.refuseChangedSource(await core.writer.submit(.put(prepared)))
     }
 
     /// Stores entries and blocks the calling thread until they have committed; for callers outside async code.
     public func putAndWait(_ entries: [NewEntry]) throws {
         try checkOpen()
         let prepared = try entries.map(prepare)
-        _ = try core.writer.submitAndWait(.put(prepared))
+        try Self.refuseChangedSource(core.writer.submitAndWait(.put(prepared)))
+    }
+
+    private static func refuseChangedSource(_ outcome: WriteOutcome) throws {
+        if case let .sourceChanged(key, source) = outcome { throw StorageError.sourceChanged(key: key, source: source) }
     }
 
     /// Replaces the attributes of an existing entry without touching its bytes (a 304 revalidation).
@@ -136,9 +143,10 @@ public final class PersistentStore: Sendable {
         let now = Date(millisecondsSince1970: Date().millisecondsSince1970)
         let metadata = EntryMetadata(
             key: entry.key, byteCount: entry.data.count, checksum: checksum, storedAt: now, lastAccess: now,
-            attributes: entry.attributes)
+            attributes: entry.attributes, source: entry.source)
         return PreparedPut(
-            digest: KeyDigest(key: entry.key), key: entry.key, record: EntryRecord.encode(metadata), data: entry.data)
+            digest: KeyDigest(key: entry.key), key: entry.key, record: EntryRecord.encode(metadata), data: entry.data,
+            checksum: checksum, source: entry.source)
     }
 }
 

@@ -32,6 +32,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible, L
     case readOnly(path: String, reason: String)
     /// The operating system refused access to a file of the store (`EACCES`, `EPERM`).
     case permissionDenied(path: String, operation: String)
+    /// A derived entry was not stored: its ``EntrySource`` is no longer in the store with the
+    /// bytes it was derived from (removed, evicted or replaced meanwhile, perhaps by another process).
+    case sourceChanged(key: String, source: String)
 
     public var description: String {
         switch self {
@@ -61,6 +64,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible, L
             return "The cache at \(path) cannot be written (\(reason)); reads work, writes are refused. Open a writable folder to cache new images."
         case let .permissionDenied(path, operation):
             return "Could not \(operation) \(path): permission denied. The cache folder belongs to another user or its modes forbid this; use a folder this user owns."
+        case let .sourceChanged(key, source):
+            return "'\(key.prefix(200))' was not stored: its source '\(source.prefix(200))' was removed or replaced since it was read; derive it again from the source's current bytes."
         }
     }
 

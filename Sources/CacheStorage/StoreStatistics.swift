@@ -53,6 +53,10 @@ public struct StoreStatistics: Sendable, Hashable {
     public var hits: Int
     /// Reads that found nothing.
     public var misses: Int
+    /// Entries derived from another (``EntryMetadata/source``), counted in ``entries`` too.
+    public var derivedEntries: Int = 0
+    /// Bytes those derived entries hold, counted in ``bytes`` too.
+    public var derivedBytes: Int = 0
 }
 
 /// Whether a store's writes go through.

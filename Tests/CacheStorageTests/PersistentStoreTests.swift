@@ -300,7 +300,8 @@ struct PersistentStoreTests {
             key: "B", byteCount: bytes.count, checksum: bytes.withUnsafeBytes { XXHash64.hash($0) }, storedAt: now,
             lastAccess: now, attributes: EntryAttributes())
         _ = try await store.core.writer.submit(
-            .put([PreparedPut(digest: KeyDigest(key: "A"), key: "B", record: EntryRecord.encode(metadata), data: bytes)]))
+            .put([PreparedPut(digest: KeyDigest(key: "A"), key: "B", record: EntryRecord.encode(metadata), data: bytes,
+                checksum: metadata.checksum, source: nil)]))
         #expect(try store.get("A") == nil)
         #expect(try store.get("B") == nil)
         #expect(try store.metadata(for: "A") == nil)

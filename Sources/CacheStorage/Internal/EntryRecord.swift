@@ -9,6 +9,9 @@ package enum EntryRecord {
     private enum Field: UInt16, CaseIterable {
         case expiresAt, etag, lastModified, responseDate, contentType, format
         case pixelWidth, pixelHeight, cost, timeToLive, responseHeaders
+        /// Added with derived entries: a record without it reads as before; a version that
+        /// predates it reads a derived entry's record as damaged (and so never serves it).
+        case source
     }
 
     package static func encode(_ metadata: EntryMetadata) -> [UInt8] {
@@ -32,6 +35,7 @@ package enum EntryRecord {
         mark(.cost, attributes.cost != nil)
         mark(.timeToLive, attributes.timeToLive != nil)
         mark(.responseHeaders, attributes.responseHeaders != nil)
+        mark(.source, metadata.source != nil)
         writer.append(present)
         if let value = attributes.expiresAt { writer.append(value.millisecondsSince1970) }
         if let value = attributes.etag { writer.appendBytes(Array(value.utf8)) }
@@ -44,6 +48,10 @@ package enum EntryRecord {
         if let value = attributes.cost { writer.append(Int64(value)) }
         if let value = attributes.timeToLive { writer.append(value.wholeMilliseconds) }
         if let value = attributes.responseHeaders { writer.appendBytes(Array(value)) }
+        if let source = metadata.source {
+            writer.appendBytes(Array(source.key.utf8))
+            writer.append(source.checksum)
+        }
         return writer.bytes
     }
 
@@ -84,11 +92,16 @@ package enum EntryRecord {
             guard let bytes = reader.readBytes() else { return nil }
             attributes.responseHeaders = Data(bytes)
         }
+        var source: EntrySource?
+        if has(.source) {
+            guard let key = reader.readString(), let checksum = reader.readUInt64() else { return nil }
+            source = EntrySource(key: key, checksum: checksum)
+        }
         guard ok, reader.isAtEnd, byteCount <= UInt64(Int.max) else { return nil }
         let stored = Date(millisecondsSince1970: storedAt)
         return EntryMetadata(
             key: key, byteCount: Int(byteCount), checksum: checksum, storedAt: stored, lastAccess: stored,
-            attributes: attributes)
+            attributes: attributes, source: source)
     }
 
     /// Reads only the key, for the collision check on the hot read path.

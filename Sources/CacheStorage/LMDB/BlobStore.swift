@@ -21,6 +21,10 @@ final class BlobStore: @unchecked Sendable {
         let blobs: MDB_dbi
         let journal: MDB_dbi
         let info: MDB_dbi
+        /// Which entries were derived from which: keys are a source's digest then a derived
+        /// entry's, values empty. Nil only in a store opened read-only that predates derived
+        /// entries (so has none).
+        let dependents: MDB_dbi?
     }
 
     /// Why the environment could not be opened: damaged files, or an ordinary failure.
@@ -145,10 +149,14 @@ final class BlobStore: @unchecked Sendable {
                 ? .damaged(String(cString: mdb_strerror(code)))
                 : .failed(LMDBError.error(code, "begin the opening transaction"))
         }
-        var handles: [MDB_dbi] = []
-        for name in ["records", "blobs", "journal", "info"] {
+        var handles: [MDB_dbi?] = []
+        for name in ["records", "blobs", "journal", "info", "dependents"] {
             var dbi: MDB_dbi = 0
             code = mdb_dbi_open(txn, name, readOnly ? 0 : UInt32(MDB_CREATE), &dbi)
+            if code == MDB_NOTFOUND && readOnly && name == "dependents" {
+                handles.append(nil)
+                continue
+            }
             if code != 0 {
                 mdb_txn_abort(txn)
                 throw LMDBError.meansCorruption(code) || code == EINVAL || code == MDB_NOTFOUND
@@ -164,7 +172,8 @@ final class BlobStore: @unchecked Sendable {
                 ? .damaged(String(cString: mdb_strerror(code)))
                 : .failed(LMDBError.error(code, "commit the opening transaction"))
         }
-        return Databases(records: handles[0], blobs: handles[1], journal: handles[2], info: handles[3])
+        return Databases(
+            records: handles[0]!, blobs: handles[1]!, journal: handles[2]!, info: handles[3]!, dependents: handles[4])
     }
 
     private static func syncFlags(_ durability: Durability) -> UInt32 {

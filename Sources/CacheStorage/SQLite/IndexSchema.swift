@@ -45,6 +45,12 @@ enum IndexSchema {
             name TEXT PRIMARY KEY NOT NULL,
             value INTEGER NOT NULL
         );
+        """,
+        // Derived entries (EntrySource): which entry each was derived from, for listings.
         """
+        ALTER TABLE entries ADD COLUMN source_key TEXT;
+        ALTER TABLE entries ADD COLUMN source_checksum INTEGER;
+        CREATE INDEX entries_by_source ON entries(source_key) WHERE source_key IS NOT NULL;
+        """,
     ]
 }

@@ -292,8 +292,8 @@ final class MetadataIndex: @unchecked Sendable {
             """
             INSERT INTO entries (digest, key, byte_size, checksum, stored_at, last_access, expires_at, etag,
                 last_modified, response_date, content_type, format, pixel_width, pixel_height, cost, ttl_ms,
-                response_headers)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                response_headers, source_key, source_checksum)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
             ON CONFLICT (digest) DO UPDATE SET key = excluded.key, byte_size = excluded.byte_size,
                 checksum = excluded.checksum, stored_at = excluded.stored_at,
                 last_access = max(entries.last_access, excluded.last_access),
@@ -301,7 +301,8 @@ final class MetadataIndex: @unchecked Sendable {
                 response_date = excluded.response_date, content_type = excluded.content_type,
                 format = excluded.format, pixel_width = excluded.pixel_width,
                 pixel_height = excluded.pixel_height, cost = excluded.cost, ttl_ms = excluded.ttl_ms,
-                response_headers = excluded.response_headers
+                response_headers = excluded.response_headers, source_key = excluded.source_key,
+                source_checksum = excluded.source_checksum
             """)
         let attributes = metadata.attributes
         try digest.withBytes { try statement.bind(1, blob: $0) }
@@ -324,6 +325,8 @@ final class MetadataIndex: @unchecked Sendable {
         } else {
             try statement.bind(16, blob: nil as UnsafeRawBufferPointer?)
         }
+        try statement.bind(17, metadata.source?.key)
+        try statement.bind(18, metadata.source.map { Int64(bitPattern: $0.checksum) })
         try statement.run()
         return TotalsChange(entries: oldSize == nil ? 1 : 0, bytes: Int64(metadata.byteCount) - (oldSize ?? 0))
     }

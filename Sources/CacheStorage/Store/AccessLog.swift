@@ -22,6 +22,12 @@ final class AccessLog: Sendable {
         }
     }
 
+    /// Moves `digest`'s last access without counting a hit (a read on its behalf, such as of an
+    /// entry derived from it).
+    func recordAccess(_ digest: KeyDigest, at milliseconds: Int64) {
+        state.withLock { $0.lastAccess[digest] = milliseconds }
+    }
+
     func recordMiss() {
         state.withLock { $0.misses += 1 }
     }

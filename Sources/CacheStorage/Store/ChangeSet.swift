@@ -7,6 +7,8 @@ struct ChangeSet {
     let databases: BlobStore.Databases
     private(set) var touched: [KeyDigest] = []
     private var seen = Set<KeyDigest>()
+    /// Entries removed because what they were derived from was removed or replaced, and their bytes.
+    private(set) var derivedRemoved = (entries: 0, bytes: 0)
 
     init(txn: LMDBTransaction, databases: BlobStore.Databases) {
         self.txn = txn
@@ -16,11 +18,20 @@ struct ChangeSet {
     mutating func apply(_ operation: WriteOperation) throws -> WriteOutcome {
         switch operation {
         case let .put(entries):
+            // Checked before anything is written: a put is refused whole or written whole.
+            for entry in entries {
+                if let source = entry.source,
+                    !entries.contains(where: { $0.key == source.key && $0.checksum == source.checksum }), try !holds(source)
+                {
+                    return .sourceChanged(key: entry.key, source: source.key)
+                }
+            }
             for entry in entries { try put(entry) }
             return .done
         case let .update(key, attributes):
             return .found(try update(key: key, attributes: attributes))
         case let .remove(keys):
+            let before = derivedRemoved
             var entries = 0
             var bytes = 0
             for key in keys {
@@ -29,21 +40,36 @@ struct ChangeSet {
                 entries += 1
                 bytes += size
             }
-            return .removed(entries: entries, bytes: bytes)
+            return .removed(
+                entries: entries + derivedRemoved.entries - before.entries, bytes: bytes + derivedRemoved.bytes - before.bytes)
         case let .removeIfDamaged(digests):
+            let before = derivedRemoved
             var entries = 0
             var bytes = 0
             for digest in digests where try isDamaged(digest) {
                 entries += 1
                 bytes += try delete(digest) ?? 0
             }
-            return .removed(entries: entries, bytes: bytes)
+            return .removed(
+                entries: entries + derivedRemoved.entries - before.entries, bytes: bytes + derivedRemoved.bytes - before.bytes)
         case .removeAll, .evict, .flush, .rebuildIndex, .compact:
             return .done
         }
     }
 
     private mutating func put(_ entry: PreparedPut) throws {
+        if let previous = try storedMetadata(entry.digest) {
+            try unlink(previous, digest: entry.digest)
+            // Other bytes under the key: what was derived from the old ones goes.
+            if previous.checksum != entry.checksum || previous.byteCount != entry.data.count {
+                try deleteDependents(of: entry.digest)
+            }
+        }
+        if let source = entry.source, let dependents = databases.dependents {
+            try Self.link(source: KeyDigest(key: source.key), dependent: entry.digest) { link in
+                try txn.put(dependents, key: link, value: UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+        }
         try entry.digest.withBytes { key in
             try entry.record.withUnsafeBytes { try txn.put(databases.records, key: key, value: $0) }
             try entry.data.withUnsafeBytes { try txn.put(databases.blobs, key: key, value: $0) }
@@ -64,17 +90,69 @@ struct ChangeSet {
         return true
     }
 
-    /// Deletes record and blob; returns the record's byte count when there was an entry.
+    /// Deletes record and blob, and every entry derived from them; returns the record's byte
+    /// count when there was an entry (derived entries removed with it are journaled, not counted).
     mutating func delete(_ digest: KeyDigest) throws -> Int? {
+        let previous = try storedMetadata(digest)
+        if let previous { try unlink(previous, digest: digest) }
         let size: Int? = try digest.withBytes { key in
             let record = try txn.get(databases.records, key: key)
-            let size = record.flatMap(EntryRecord.decode)?.byteCount ?? (record == nil ? nil : 0)
+            let size = previous?.byteCount ?? (record == nil ? nil : 0)
             let hadRecord = try txn.delete(databases.records, key: key)
             let hadBlob = try txn.delete(databases.blobs, key: key)
             return hadRecord || hadBlob ? (size ?? 0) : nil
         }
         if size != nil { touch(digest) }
+        try deleteDependents(of: digest)
         return size
+    }
+
+    // MARK: Derived entries
+
+    /// Whether `source` is stored with the bytes its checksum names.
+    private func holds(_ source: EntrySource) throws -> Bool {
+        guard let stored = try storedMetadata(KeyDigest(key: source.key)) else { return false }
+        return stored.key == source.key && stored.checksum == source.checksum
+    }
+
+    /// Deletes every entry derived from `digest` (and, through `delete`, what was derived from those).
+    private mutating func deleteDependents(of digest: KeyDigest) throws {
+        guard let dependents = databases.dependents else { return }
+        var found: [KeyDigest] = []
+        try digest.withBytes { prefix in
+            try txn.forEach(dependents, from: prefix) { key, _ in
+                guard key.count == 2 * KeyDigest.byteCount, key.starts(with: prefix) else { return false }
+                if let dependent = KeyDigest(bytes: UnsafeRawBufferPointer(rebasing: key[KeyDigest.byteCount...])) {
+                    found.append(dependent)
+                }
+                return true
+            }
+        }
+        for dependent in found {
+            try Self.link(source: digest, dependent: dependent) { _ = try txn.delete(dependents, key: $0) }
+            if let size = try delete(dependent) {
+                derivedRemoved.entries += 1
+                derivedRemoved.bytes += size
+            }
+        }
+    }
+
+    /// Removes the link from `metadata`'s source to the entry at `digest`, if it has a source.
+    private func unlink(_ metadata: EntryMetadata, digest: KeyDigest) throws {
+        guard let source = metadata.source, let dependents = databases.dependents else { return }
+        try Self.link(source: KeyDigest(key: source.key), dependent: digest) { _ = try txn.delete(dependents, key: $0) }
+    }
+
+    /// The key under which `dependents` records that `dependent` was derived from `source`.
+    private static func link<Result>(
+        source: KeyDigest, dependent: KeyDigest, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
+        let bytes = source.bytes + dependent.bytes
+        return try bytes.withUnsafeBytes { try body($0) }
+    }
+
+    private func storedMetadata(_ digest: KeyDigest) throws -> EntryMetadata? {
+        try digest.withBytes { try txn.get(databases.records, key: $0) }.flatMap(EntryRecord.decode)
     }
 
     private func storedKey(_ digest: KeyDigest) throws -> String? {

@@ -504,6 +504,8 @@ final class StoreCore: Sendable {
                             freed.bytes += size
                         }
                     }
+                    freed.entries += changes.derivedRemoved.entries
+                    freed.bytes += changes.derivedRemoved.bytes
                     try txn.appendJournal(changes.touched, info: &info, blobs.databases)
                     try txn.writeStoreInfo(info, blobs.databases)
                     return freed
@@ -525,6 +527,7 @@ final class StoreCore: Sendable {
             try txn.empty(blobs.databases.records)
             try txn.empty(blobs.databases.blobs)
             try txn.empty(blobs.databases.journal)
+            if let dependents = blobs.databases.dependents { try txn.empty(dependents) }
             info.nextSequence += 1
             info.trimmedThrough = info.head
             try txn.writeStoreInfo(info, blobs.databases)

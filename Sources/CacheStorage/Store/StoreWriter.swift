@@ -190,6 +190,9 @@ struct PreparedPut: Sendable {
     let key: String
     let record: [UInt8]
     let data: Data
+    let checksum: UInt64
+    /// Checked against the stored source when the put commits (see ``EntrySource``).
+    let source: EntrySource?
 }
 
 /// What an operation produced.
@@ -198,4 +201,6 @@ enum WriteOutcome: Sendable {
     case found(Bool)
     case removed(entries: Int, bytes: Int)
     case compacted(bytesBefore: Int, bytesAfter: Int)
+    /// A put refused whole: the source of one of its derived entries is gone or holds other bytes.
+    case sourceChanged(key: String, source: String)
 }
