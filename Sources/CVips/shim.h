@@ -4,15 +4,16 @@
 #include <vips/vips.h>
 
 /// vips_thumbnail_buffer: shrink-on-load to fit (or, with `crop`, fill) width × height, only ever
-/// down unless `exact` (a vector image rendered at a given size); EXIF orientation applied;
-/// converted to sRGB through the embedded ICC profile when there is one. `load_options` go to the
-/// loader (for example "fail_on=error").
+/// down unless `exact` (a vector image rendered at a given size); EXIF orientation applied. No
+/// "export_profile": with it, libvips 8.14 shifted an untagged sRGB image's colours ((20, 40, 220)
+/// came out (75, 30, 221)); the caller converts an embedded profile to sRGB afterwards, as for a
+/// whole image. `load_options` go to the loader (for example "fail_on=error").
 static inline int siv_thumbnail_buffer(
     const void *buffer, size_t length, VipsImage **out, int width, int height, int crop, int exact,
     const char *load_options) {
     return vips_thumbnail_buffer(
         (void *)buffer, length, out, width, "height", height, "size", exact ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN, "crop",
-        crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, "export_profile", "srgb", "option_string",
+        crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, "option_string",
         load_options, NULL);
 }
 

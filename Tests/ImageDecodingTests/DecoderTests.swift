@@ -37,6 +37,19 @@ struct DecoderTests {
         #expect(corner.0 > 200 && corner.1 < 60 && corner.2 < 60, "\(processing.identifier): \(corner)")
     }
 
+    @Test("a thumbnail keeps its image's colours: an untagged image is sRGB, left as it is", arguments: [
+        (UInt8(20), UInt8(40), UInt8(220)), (200, 40, 30), (0, 255, 0), (128, 128, 128),
+    ])
+    func thumbnailColours(colour: (UInt8, UInt8, UInt8)) async throws {
+        let png = GeneratedImages.png(width: 300, height: 200) { _, _ in colour }
+        for processing in [ImageProcessing.original, .thumbnail(maxPixelSize: 60), .resized(width: 40, height: 40, mode: .fill)] {
+            let image = try await decoder.decodeOffPool(png, processing: processing, maxPixelCount: Self.limit)
+            let pixel = image.pixel(x: image.pixelWidth / 2, y: image.pixelHeight / 2)
+            let distance = [abs(Int(pixel.0) - Int(colour.0)), abs(Int(pixel.1) - Int(colour.1)), abs(Int(pixel.2) - Int(colour.2))].max()!
+            #expect(distance <= 2, "\(processing.identifier): \(pixel), expected \(colour)")
+        }
+    }
+
     @Test("identifiers are stable names of what was asked")
     func identifiers() {
         #expect(ImageProcessing.original.identifier == "original")

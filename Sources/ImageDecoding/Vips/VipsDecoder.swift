@@ -74,9 +74,10 @@ public struct VipsDecoder: ImageDecoder {
         if upright.width <= Int(target.width), upright.height <= Int(target.height) {
             image = try whole(base, count: count, loadOptions: loadOptions)
         } else {
-            image = try VipsImageReference.making(
-                { siv_thumbnail_buffer(base, count, $0, target.width, target.height, target.crop ? 1 : 0, 0, loadOptions) },
-                failure: classify)
+            image = try toSRGB(
+                VipsImageReference.making(
+                    { siv_thumbnail_buffer(base, count, $0, target.width, target.height, target.crop ? 1 : 0, 0, loadOptions) },
+                    failure: classify))
         }
         return try pixels(of: image, frameCount: header.pageCount)
     }
@@ -117,11 +118,14 @@ public struct VipsDecoder: ImageDecoder {
         _ base: UnsafeRawPointer, count: Int, loadOptions: String
     ) throws(ImageDecodingError) -> VipsImageReference {
         guard let pointer = siv_load_buffer(base, count, loadOptions) else { throw classify(VipsRuntime.takeError()) }
-        var image = VipsImageReference(pointer)
-        if vips_image_get_typeof(image.pointer, VIPS_META_ICC_NAME) != 0 {
-            image = try VipsImageReference.making({ siv_icc_to_srgb(image.pointer, $0) }, failure: classify)
-        }
+        let image = try toSRGB(VipsImageReference(pointer))
         return try VipsImageReference.making({ siv_autorot(image.pointer, $0) }, failure: classify)
+    }
+
+    /// `image` converted to sRGB through its embedded ICC profile, when it has one.
+    private static func toSRGB(_ image: VipsImageReference) throws(ImageDecodingError) -> VipsImageReference {
+        guard vips_image_get_typeof(image.pointer, VIPS_META_ICC_NAME) != 0 else { return image }
+        return try VipsImageReference.making({ siv_icc_to_srgb(image.pointer, $0) }, failure: classify)
     }
 
     /// `image` as 8-bit sRGB with alpha: grey, 16-bit and CMYK images converted, opaque ones given
