@@ -21,7 +21,9 @@ struct ImageMemoryTier: HTTPMemoryTier {
 
     func keep(_ entry: StoredEntry, for key: String, plainReuse: PlainReuse?) {
         let cacheKey = CacheKey(key)
-        if let held = images.value(for: cacheKey), held.data != entry.body { removeVariants(of: key) }
+        // Variants go unless the bytes they were decoded from are the ones held: with nothing
+        // held (a variant read from disk, or bytes the tier let go) there is nothing to compare.
+        if images.value(for: cacheKey)?.data != entry.body { removeVariants(of: key) }
         if let image = CachedImage(entry, reuse: plainReuse) {
             images.set(image, for: cacheKey, cost: image.cost)
         } else {

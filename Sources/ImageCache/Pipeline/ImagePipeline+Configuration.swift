@@ -20,6 +20,9 @@ extension ImagePipeline {
         /// Decodes images for requests with an ``ImageRequest/processing``: libvips on Linux,
         /// ImageIO on Apple platforms, by default.
         public var decoder: any ImageDecoder = PlatformImageDecoder()
+        /// Encodes processed images (thumbnails) that a persistent request keeps on disk: libvips
+        /// on Linux, ImageIO on Apple platforms, by default.
+        public var encoder: any ImageEncoder = PlatformImageEncoder()
         /// Fetches running at once; more wait, by priority. 6 by default.
         public var maxConcurrentFetches: Int = 6
         /// The largest body accepted, counted after `Content-Encoding` is undone. 50 MiB by default.

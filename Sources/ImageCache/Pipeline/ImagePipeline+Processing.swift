@@ -1,7 +1,9 @@
 import Foundation
 
-/// Requests with an ``ImageRequest/processing``: the bytes are loaded as for any request (memory,
-/// disk or network, under the request's policy, joining a load of the same bytes in flight), then
+/// Requests with an ``ImageRequest/processing``: a persistent one's variant is read from disk when
+/// it is stored there (see `ImagePipeline+DiskVariants.swift`); otherwise the bytes are loaded as
+/// for any request (memory, disk or network, under the request's policy, joining a load of the
+/// same bytes in flight), then
 /// decoded once per processing on the decoding queue (never on Swift's cooperative pool), and kept in the memory tier at the cost
 /// of their pixels.
 extension ImagePipeline {
@@ -39,6 +41,10 @@ extension ImagePipeline {
         _ request: ImageRequest, bytesKey: CacheKey, variantKey: CacheKey, shared: SharedLoad
     ) async throws -> ImageResponse {
         guard let processing = request.processing else { preconditionFailure("a processed request has a processing") }
+        let onDisk = keepsVariantOnDisk(request)
+        if onDisk, let stored = await variantFromDisk(request, processing: processing, bytesKey: bytesKey, variantKey: variantKey) {
+            return stored
+        }
         var response = try await image(for: request.forBytes, progress: shared.report)
         let decoded: DecodedImage
         do {
@@ -53,6 +59,7 @@ extension ImagePipeline {
                 data: response.data, info: response.info, http: bytes?.http, reuse: bytes?.reuse, decoded: decoded)
             memoryTier.keepVariant(image, for: variantKey, of: bytesKey)
         }
+        if onDisk { await keepVariantOnDisk(decoded, processing: processing, of: request, original: response.data) }
         response.decoded = decoded
         return response
     }

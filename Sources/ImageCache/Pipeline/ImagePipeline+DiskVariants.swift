@@ -1,0 +1,67 @@
+import Foundation
+
+/// Processed images on disk: a thumbnail is stored, encoded compactly, as an entry derived from
+/// its original's stored response, so the next launch shows it without reading the original's
+/// bytes or the network. The store removes it with its original (removed, evicted, purged or
+/// replaced by other bytes, in any process); it is served only while the original is fresh, by
+/// the HTTP cache's one rule.
+///
+/// Only persistent requests without header fields of their own use it (their storage key is their
+/// URL's), and only for a processing that changes the pixels: the original decoded is what the
+/// stored bytes already are.
+extension ImagePipeline {
+    /// Whether `request`'s processed image is kept on disk.
+    func keepsVariantOnDisk(_ request: ImageRequest) -> Bool {
+        guard case .persistent = request.policy, !request.hasOwnHeaders, let processing = request.processing else {
+            return false
+        }
+        return processing != .original && http.disk != nil
+    }
+
+    /// The processed image from its disk variant, decoded, when one is stored from the original's
+    /// current bytes and the original is fresh; kept in the memory tier as a decode would be.
+    func variantFromDisk(
+        _ request: ImageRequest, processing: ImageProcessing, bytesKey: CacheKey, variantKey: CacheKey
+    ) async -> ImageResponse? {
+        guard case let .persistent(override) = request.policy,
+            let stored = http.derivedBody(processing.identifier, of: configuration.key(for: request), override: override),
+            let info = ImageInfo(stored.description)
+        else { return nil }
+        // Stored at its processed size: decoded as it is. A variant that no longer decodes (damage
+        // its checksum could not see) is a miss: the original is decoded again and replaces it.
+        guard
+            let decoded = try? await configuration.decoder.decodeOffPool(
+                stored.body, processing: .original, maxPixelCount: configuration.validator.maxPixelCount)
+        else { return nil }
+        let image = CachedImage(
+            data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse, decoded: decoded)
+        memoryTier.keepVariant(image, for: variantKey, of: bytesKey)
+        let age = stored.reuse.facts.age(at: Date())
+        let head = HTTPResponseHead(status: 200, headers: CachePolicyEvaluator.headers(of: stored.sourceResponse, age: age))
+        return ImageResponse(data: stored.body, info: info, http: head, source: .disk, decoded: decoded)
+    }
+
+    /// Encodes `decoded` (WebP for opaque images, PNG where there is alpha; JPEG on Apple
+    /// platforms) and stores it as a variant of `original`'s bytes. A failure loses only the
+    /// variant: the next launch decodes the original again.
+    func keepVariantOnDisk(_ decoded: DecodedImage, processing: ImageProcessing, of request: ImageRequest, original: Data)
+        async
+    {
+        let format = EncodedFormat.choice(for: decoded)
+        let encoder = configuration.encoder
+        guard
+            let body = try? await DecodingQueue.shared.run({ () throws(ImageDecodingError) -> Data in
+                try encoder.encode(decoded, as: format, quality: ImagePipeline.variantQuality)
+            })
+        else { return }
+        let description = BodyDescription(
+            format: format.rawValue, pixelWidth: decoded.pixelWidth, pixelHeight: decoded.pixelHeight, cost: decoded.cost)
+        await http.storeDerived(
+            body, description: description, contentType: "image/\(format.rawValue)", name: processing.identifier,
+            of: configuration.key(for: request), sourceBody: original)
+    }
+
+    /// The quality disk variants are encoded at: thumbnails seen at their pixel size, where 85
+    /// shows no artefacts and halves the bytes of 95.
+    static let variantQuality = 85
+}

@@ -1,0 +1,129 @@
+import CacheStorage
+import Foundation
+import ImageCache
+import LoopbackOrigin
+import Synchronization
+import TestSupport
+import Testing
+
+/// Thumbnails kept on disk as variants of their originals: a relaunch shows them without the
+/// originals' bytes or the network, only while the originals are fresh, and never after the
+/// originals' bytes changed.
+@Suite("Disk variants")
+struct DiskVariantTests {
+    /// The platform decoder, recording the format of every image it was given.
+    final class RecordingDecoder: ImageDecoder {
+        let formats = Mutex<[String]>([])
+        func decode(_ data: Data, processing: ImageProcessing, maxPixelCount: Int) throws(ImageDecodingError) -> DecodedImage {
+            let format = (try? ImageValidator().validate(data)).map { "\($0.format)" } ?? "?"
+            formats.withLock { $0.append(format) }
+            return try PlatformImageDecoder().decode(data, processing: processing, maxPixelCount: maxPixelCount)
+        }
+        var seen: [String] { formats.withLock { $0 } }
+    }
+
+    /// A 300×200 photo of one colour (opaque, so its variant is WebP).
+    static func photo(red: UInt8, blue: UInt8) -> Data {
+        PNGEncoder.encode(width: 300, height: 200) { _, _ in (red, 40, blue) }
+    }
+
+    /// A pipeline on the store in `folder`, as an app launched again would have.
+    static func launch(_ folder: URL, decoder: RecordingDecoder) throws -> (ImagePipeline, PersistentStore) {
+        let store = try PersistentStore(directory: folder)
+        var configuration = ImagePipeline.Configuration(diskCache: store)
+        configuration.decoder = decoder
+        return (ImagePipeline(configuration: configuration), store)
+    }
+
+    static func thumbnail(_ url: URL) -> ImageRequest {
+        var request = ImageRequest(url: url, policy: .persistent())
+        request.processing = .thumbnail(maxPixelSize: 60)
+        return request
+    }
+
+    @Test("a relaunch shows a thumbnail from its disk variant: one read, no original bytes, no network")
+    func relaunchFromVariant() async throws {
+        let photo = Self.photo(red: 200, blue: 30)
+        let origin = try await LoopbackOrigin.start { _ in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: photo)
+        }
+        defer { Task { await origin.stop() } }
+        let folder = TemporaryDirectory("variants")
+        let url = origin.url("/photo.png")
+
+        let firstDecoder = RecordingDecoder()
+        let (first, firstStore) = try Self.launch(folder.url, decoder: firstDecoder)
+        let fetched = try await first.image(for: Self.thumbnail(url))
+        #expect(fetched.source == .network && fetched.decoded?.pixelWidth == 60)
+        #expect(firstDecoder.seen == ["png"])
+        try await firstStore.flush()
+        let stats = try firstStore.statistics()
+        #expect(stats.entries == 2 && stats.derivedEntries == 1, "\(stats.entries) entries, \(stats.derivedEntries) derived")
+        let variant = try #require(try firstStore.entries(matching: EntryQuery(isDerived: true)).first)
+        #expect(variant.source?.key == url.absoluteString && variant.attributes.format == "webp")
+        #expect(variant.byteCount < photo.count)
+        firstStore.close()
+
+        let decoder = RecordingDecoder()
+        let (second, store) = try Self.launch(folder.url, decoder: decoder)
+        defer { store.close() }
+        let hitsBefore = try store.statistics().hits
+        let shown = try await second.image(for: Self.thumbnail(url))
+        #expect(shown.source == .disk)
+        #expect(shown.decoded.map { ($0.pixelWidth, $0.pixelHeight) } ?? (0, 0) == (60, 40))
+        #expect(shown.info.format == .webp && shown.http?.status == 200)
+        let pixel = try #require(shown.decoded).pixel(x: 30, y: 20)
+        #expect(abs(Int(pixel.0) - 200) < 10 && abs(Int(pixel.2) - 30) < 10, "\(pixel)")
+        #expect(decoder.seen == ["webp"], "only the variant was decoded")
+        try await store.flush()
+        #expect(try store.statistics().hits == hitsBefore + 1, "one read: the variant's, not the original's bytes")
+        #expect(origin.requests.count == 1)
+        // And then from memory.
+        #expect(try await second.image(for: Self.thumbnail(url)).source == .memory)
+    }
+
+    @Test("an original that must be revalidated is asked for; new bytes replace the variant, a 304 keeps it")
+    func followsTheOriginal() async throws {
+        let version = Atomic<Int>(1)
+        let origin = try await LoopbackOrigin.start { request in
+            let current = version.load(ordering: .relaxed)
+            let etag = "\"v\(current)\""
+            if request.header("If-None-Match") == etag {
+                return OriginResponse(status: 304, headers: headers(("ETag", etag), ("Cache-Control", "no-cache")), body: Data())
+            }
+            return OriginResponse(
+                headers: headers(("ETag", etag), ("Cache-Control", "no-cache")),
+                body: current == 1 ? Self.photo(red: 200, blue: 30) : Self.photo(red: 20, blue: 220))
+        }
+        defer { Task { await origin.stop() } }
+        let folder = TemporaryDirectory("variants")
+        let url = origin.url("/changing.png")
+
+        let (first, firstStore) = try Self.launch(folder.url, decoder: RecordingDecoder())
+        _ = try await first.image(for: Self.thumbnail(url))
+        firstStore.close()
+
+        // no-cache: the original may not be reused without asking, so neither may its variant.
+        let decoder = RecordingDecoder()
+        let (second, secondStore) = try Self.launch(folder.url, decoder: decoder)
+        let unchanged = try await second.image(for: Self.thumbnail(url))
+        #expect(unchanged.source == .revalidated)
+        #expect(decoder.seen == ["png"])
+        try await secondStore.flush()
+        #expect(try secondStore.statistics().derivedEntries == 1, "a 304 keeps the variant")
+        secondStore.close()
+
+        version.store(2, ordering: .relaxed)
+        let (third, store) = try Self.launch(folder.url, decoder: RecordingDecoder())
+        defer { store.close() }
+        let changed = try await third.image(for: Self.thumbnail(url))
+        #expect(changed.source == .network)
+        let pixel = try #require(changed.decoded).pixel(x: 30, y: 20)
+        #expect(pixel.2 > 180 && pixel.0 < 60, "the new bytes' pixels: \(pixel)")
+        try await store.flush()
+        let variants = try store.entries(matching: EntryQuery(isDerived: true))
+        #expect(variants.count == 1)
+        let original = try #require(try store.metadata(for: url.absoluteString))
+        #expect(variants.first?.source?.checksum == original.checksum, "the variant is of the new bytes")
+    }
+}
