@@ -10,7 +10,9 @@ struct ListCommand: AsyncParsableCommand {
         discussion: """
             Takes the same filters as purge, so `list` with a purge's filters shows what it would \
             remove. --sort orders newest first: access (most recently read), size (largest), \
-            stored (most recently stored); without it, entries come by key.
+            stored (most recently stored); without it, entries come by key. Variants (thumbnails \
+            the pipeline derived from an image) are listed under their original, marked ↳: a \
+            purge of the original removes them too.
 
             Example:
               cachectl list --host cdn.example.com --larger-than 1MB --sort size --limit 20
@@ -48,7 +50,8 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         let now = Date()
         let entries = try await store.openExistingStore().use { store in
-            try filters.entries(in: store, now: now, order: sort?.query ?? .key, limit: limit)
+            try VariantGrouping.grouped(
+                filters.entries(in: store, now: now, order: sort?.query ?? .key, limit: limit), in: store)
         }
         if json {
             try JSONOutput.print(entries.map { EntrySummary($0, now: now) })
@@ -57,9 +60,12 @@ struct ListCommand: AsyncParsableCommand {
         var table = TextTable(
             ["key", "size", "format", "pixels", "stored", "read", "expires", "state"],
             alignments: [.left, .right, .left, .right, .left, .left, .left, .left])
+        let originals = Set(entries.filter { $0.source == nil }.map(\.key))
         for entry in entries {
             table.append([
-                entry.key.displaySafe(limit: 64), ByteSize.format(entry.byteCount), entry.attributes.format ?? "-",
+                entry.source.map { originals.contains($0.key) } == true
+                    ? "  ↳ " + VariantGrouping.label(of: entry).displaySafe(limit: 60) : entry.key.displaySafe(limit: 64),
+                ByteSize.format(entry.byteCount), entry.attributes.format ?? "-",
                 entry.pixelSizeText, TimeSpan.relative(entry.storedAt, to: now),
                 TimeSpan.relative(entry.lastAccess, to: now), entry.expiryText(now: now),
                 FreshnessVerdict.state(of: entry, now: now).rawValue,
@@ -67,6 +73,9 @@ struct ListCommand: AsyncParsableCommand {
         }
         let total = entries.reduce(0) { $0 + $1.byteCount }
         let noun = entries.count == 1 ? "entry" : "entries"
-        Terminal.print((entries.isEmpty ? "" : table.render() + "\n\n") + "\(entries.count) \(noun), \(ByteSize.format(total))")
+        let variants = entries.filter { $0.source != nil }.count
+        let including = variants == 0 ? "" : " (\(variants) of them \(variants == 1 ? "a variant" : "variants") under \(variants == 1 ? "its original" : "their originals"))"
+        Terminal.print(
+            (entries.isEmpty ? "" : table.render() + "\n\n") + "\(entries.count) \(noun)\(including), \(ByteSize.format(total))")
     }
 }

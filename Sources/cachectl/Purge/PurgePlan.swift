@@ -4,7 +4,7 @@ import Foundation
 /// The entries a purge removes, chosen before anything is removed, so `--dry-run` shows exactly
 /// what a real run would take.
 struct PurgePlan {
-    /// The chosen entries, in the order they were chosen.
+    /// The chosen entries, in the order they were chosen, each original's variants after it.
     var victims: [EntryMetadata]
     /// The store's totals when the plan was made.
     var storeEntries: Int
@@ -24,14 +24,19 @@ struct PurgePlan {
         storeBytes = statistics.bytes
         let considered = try everything ? store.entries() : filters.entries(in: store, now: now)
         guard let targetBytes else {
-            victims = considered
+            // Each original's variants go with it (the store removes them in the same commit).
+            victims = try VariantGrouping.grouped(considered, in: store)
             return
         }
         var excess = statistics.bytes - targetBytes
+        var chosen = Set<String>()
         victims = []
-        for entry in Self.evictionOrder(considered, now: now) where excess > 0 {
-            victims.append(entry)
-            excess -= entry.byteCount
+        for entry in Self.evictionOrder(considered, now: now) where excess > 0 && !chosen.contains(entry.key) {
+            let variants = entry.source == nil ? try VariantGrouping.variants(of: entry.key, in: store) : []
+            for removed in [entry] + variants where chosen.insert(removed.key).inserted {
+                victims.append(removed)
+                excess -= removed.byteCount
+            }
         }
     }
 

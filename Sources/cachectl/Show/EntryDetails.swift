@@ -47,9 +47,15 @@ struct EntryDetails: Encodable {
     var storedResponse: Response?
     /// Bytes of `responseHeaders` that are not a response the pipeline wrote, when there are some.
     var opaqueResponseHeadersBytes: Int?
+    /// The key of the entry this one was derived from (a thumbnail's original), if any.
+    var source: String?
+    /// The variants derived from this entry, which go when it goes.
+    var variants: [EntrySummary]
 
-    init(_ metadata: EntryMetadata, now: Date) {
+    init(_ metadata: EntryMetadata, variants: [EntryMetadata], now: Date) {
         let attributes = metadata.attributes
+        source = metadata.source?.key
+        self.variants = variants.map { EntrySummary($0, now: now) }
         key = metadata.key
         bytes = metadata.byteCount
         checksum = String(format: "%016llx", metadata.checksum)
@@ -103,6 +109,17 @@ struct EntryDetails: Encodable {
             ("time to live", timeToLiveSeconds.map(TimeSpan.format) ?? "-"),
             ("freshness", freshness.explanation.displaySafe),
         ])
+        if let source {
+            text += "\n" + TextTable.pairs([("variant of", source.displaySafe + " (removed with it)")])
+        }
+        if !variants.isEmpty {
+            var table = TextTable(["variants (removed with this entry)", "size", "format", "pixels"], alignments: [.left, .right, .left, .right])
+            for variant in variants {
+                let pixels = variant.width.flatMap { width in variant.height.map { "\(width)×\($0)" } } ?? "-"
+                table.append([variant.key.displaySafe(limit: 70), ByteSize.format(variant.bytes), variant.format ?? "-", pixels])
+            }
+            text += "\n\n" + table.render()
+        }
         if let storedResponse {
             text += "\n\nstored response: \(storedResponse.status), received \(date(storedResponse.responseTime))"
             text += storedResponse.headers.map { "\n  \($0.name.displaySafe): \($0.value.displaySafe)" }.joined()

@@ -27,9 +27,11 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let now = Date()
-        let metadata = try await store.openExistingStore().use { store in try store.metadata(for: key) }
-        guard let metadata else { throw CommandFailure.entryNotFound(key: key) }
-        let report = EntryDetails(metadata, now: now)
+        let found = try await store.openExistingStore().use { store in
+            try store.metadata(for: key).map { ($0, try VariantGrouping.variants(of: key, in: store)) }
+        }
+        guard let (metadata, variants) = found else { throw CommandFailure.entryNotFound(key: key) }
+        let report = EntryDetails(metadata, variants: variants, now: now)
         if json {
             try JSONOutput.print(report)
         } else {

@@ -11,6 +11,9 @@ struct StatsReport: Encodable {
     var path: String
     var entries: Int
     var bytes: Int
+    /// Of `entries` and `bytes`: variants derived from other entries (thumbnails of originals).
+    var variantEntries: Int
+    var variantBytes: Int
     var formats: [String: FormatUsage]
     var fresh: Int
     var stale: Int
@@ -46,6 +49,8 @@ struct StatsReport: Encodable {
         entries = statistics.entries
         bytes = statistics.bytes
         formats = statistics.formats.mapValues { FormatUsage(entries: $0.entries, bytes: $0.bytes) }
+        variantEntries = statistics.derivedEntries
+        variantBytes = statistics.derivedBytes
         stale = expiredEntries.filter(FreshnessVerdict.hasValidator).count
         expired = expiredEntries.count - stale
         // The totals and the listing are two reads while other processes may write: never below zero.
@@ -87,8 +92,8 @@ struct StatsReport: Encodable {
         }
         var lines = TextTable.pairs([
             ("cache", path),
-            ("entries", "\(entries)"),
-            ("bytes", ByteSize.format(bytes)),
+            ("entries", "\(entries)" + (variantEntries > 0 ? " (\(variantEntries) variants of other entries)" : "")),
+            ("bytes", ByteSize.format(bytes) + (variantEntries > 0 ? " (\(ByteSize.format(variantBytes)) in variants)" : "")),
             ("freshness", "\(fresh) fresh (\(withoutExpiry) without expiry), \(stale) stale, \(expired) expired"),
             ("last access", "oldest \(oldestAccess.map { TimeSpan.relative($0, to: now) } ?? "-"), newest \(newestAccess.map { TimeSpan.relative($0, to: now) } ?? "-")"),
             ("limits", limits),

@@ -14,6 +14,8 @@ struct EntrySummary: Encodable {
     var expires: Date?
     var etag: String?
     var freshness: FreshnessVerdict.State
+    /// The key of the entry this one was derived from (a thumbnail's original); nil for an original.
+    var source: String?
 
     init(_ metadata: EntryMetadata, now: Date) {
         key = metadata.key
@@ -26,6 +28,7 @@ struct EntrySummary: Encodable {
         expires = metadata.attributes.expiresAt
         etag = metadata.attributes.etag
         freshness = FreshnessVerdict.state(of: metadata, now: now)
+        source = metadata.source?.key
     }
 
     /// Writes every field, absent ones as `null`, so scripts see the same keys on every entry.
@@ -41,10 +44,11 @@ struct EntrySummary: Encodable {
         try container.encode(expires, forKey: .expires)
         try container.encode(etag, forKey: .etag)
         try container.encode(freshness, forKey: .freshness)
+        try container.encode(source, forKey: .source)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case key, bytes, format, width, height, storedAt, lastAccess, expires, etag, freshness
+        case key, bytes, format, width, height, storedAt, lastAccess, expires, etag, freshness, source
     }
 }
 

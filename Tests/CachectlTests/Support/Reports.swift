@@ -11,6 +11,8 @@ struct EntryRow: Decodable, Hashable {
     var etag: String?
     var expires: Date?
     var freshness: String
+    /// The original's key, for a variant.
+    var source: String?
 }
 
 struct ManifestRow: Decodable {
@@ -47,6 +49,12 @@ struct PurgeJSON: Decodable {
     var selected: [EntryRow]
 }
 
+struct ShowJSON: Decodable {
+    var key: String
+    var source: String?
+    var variants: [EntryRow]
+}
+
 struct VerifyJSON: Decodable {
     var entriesChecked: Int
     var problems: [String]
@@ -69,6 +77,8 @@ struct StatsJSON: Decodable {
     var byteLimit: Int
     var lmdbMapBytes: Int
     var sqliteBytes: Int
+    var variantEntries: Int
+    var variantBytes: Int
 }
 
 struct WarmJSON: Decodable {
