@@ -58,7 +58,7 @@ let package = Package(
             name: "cachectl",
             dependencies: [
                 // CLMDB for the bench's raw-LMDB baseline only.
-                "CacheStorage", "ImageCache", "HTTPCaching", "ImageFormats", "CacheArchive", "CLMDB",
+                "CacheStorage", "ImageCache", "HTTPCaching", "ImageFormats", "ImageDecoding", "CacheArchive", "CLMDB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -166,3 +166,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// SwiftUI's `CachedAsyncImage`, declared only where SwiftUI exists (Apple platforms): this
+// project's CI, on Linux, does not build it. Its decisions live in ImageCache's `AsyncImageModel`,
+// which is built and tested everywhere.
+#if canImport(Darwin)
+package.products.append(.library(name: "CachedAsyncImage", targets: ["CachedAsyncImage"]))
+package.targets.append(.target(name: "CachedAsyncImage", dependencies: ["ImageCache"]))
+#endif

@@ -18,6 +18,7 @@ import Observation
 /// case .failure(let error): Text(error.description)
 /// }
 /// ```
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
 @MainActor
 @Observable
 public final class ImageLoadState {
