@@ -1,5 +1,6 @@
 import CacheStorage
 import Foundation
+import ImageFormats
 import TestSupport
 import Testing
 
@@ -38,6 +39,16 @@ struct ImportExportTests {
         }
         let gallery = try String(contentsOf: export.url.appendingPathComponent("index.html"), encoding: .utf8)
         #expect(gallery.components(separatedBy: "loading=\"lazy\"").count == rows.count + 1)
+        // Every image has a preview any browser shows, written beside the files (nothing else
+        // is), named by the gallery in its place.
+        let written = Set(try FileManager.default.contentsOfDirectory(atPath: export.url.path))
+        let previews = written.subtracting(manifest.map(\.file) + ["manifest.json", "index.html"])
+        #expect(previews.count == rows.count, "\(previews.count) previews for \(rows.count) images")
+        for preview in previews {
+            let info = try ImageValidator().validate(Data(contentsOf: export.url.appendingPathComponent(preview)))
+            #expect([.webp, .png].contains(info.format) && max(info.pixelWidth, info.pixelHeight) <= 340, "\(preview): \(info)")
+            #expect(gallery.contains("src=\"\(preview)\""), "\(preview) is not shown")
+        }
         for external in ["src=\"http", "href=\"http", "<link", "@import", "url(http"] {
             #expect(!gallery.contains(external), "the gallery must not load anything from the network")
         }

@@ -15,7 +15,10 @@ struct ExportCommand: AsyncParsableCommand {
             key holds. manifest.json lists each entry's key, file, bytes, format, width, height, \
             stored_at, last_access, etag, expires (ISO 8601) and the stored response; \
             `cachectl import` reads it back. --html adds index.html, a gallery that opens from \
-            the file system, loads images lazily and uses nothing from the network. \
+            the file system, loads images lazily and uses nothing from the network; it shows each \
+            image through a preview the platform decoder made (WebP, or PNG where there is \
+            alpha, at most 340 pixels a side, written beside the files and not in the manifest), \
+            so TIFF, HEIC and the rest show in any browser, and SVGs show as pixels. \
             Takes the same filters as purge. The folder must be new or empty.
 
             An export does not count as a read: no entry's last access (so its place in eviction \
@@ -44,16 +47,18 @@ struct ExportCommand: AsyncParsableCommand {
         let exported = try await store.openExistingStore().use { store in
             try ExportFolder.prepare(folder)
             let entries = try filters.entries(in: store, now: now)
-            return try ExportWriter(folder: folder, now: now).write(entries, from: store)
+            return try ExportWriter(folder: folder, now: now, previews: html).write(entries, from: store)
         }
         try ExportFolder.write(Manifest.encode(exported.manifest), named: ManifestEntry.fileName, in: folder)
         if html {
-            let page = GalleryPage(entries: exported.manifest, source: store.directory.path, exportedAt: now)
+            let page = GalleryPage(
+                entries: exported.manifest, previews: exported.previews, source: store.directory.path, exportedAt: now)
             try ExportFolder.write(Data(page.render().utf8), named: "index.html", in: folder)
         }
         let report = ExportReport(
             folder: folder.path, entries: exported.manifest.count, bytes: exported.manifest.reduce(0) { $0 + $1.bytes },
-            vanished: exported.vanished, manifest: ManifestEntry.fileName, gallery: html ? "index.html" : nil)
+            vanished: exported.vanished, manifest: ManifestEntry.fileName, gallery: html ? "index.html" : nil,
+            previews: exported.previews.count)
         if json {
             try JSONOutput.print(report)
         } else {
@@ -71,10 +76,13 @@ struct ExportReport: Encodable {
     var vanished: Int
     var manifest: String
     var gallery: String?
+    /// Previews written for the gallery (entries whose bytes do not decode have none).
+    var previews: Int
 
     func text() -> String {
         var text = "exported \(entries) \(entries == 1 ? "entry" : "entries") (\(ByteSize.format(bytes))) to \(folder)"
         text += "\n  \(manifest)" + (gallery.map { "\n  \($0)  (open file://\(folder)/\($0) in a browser)" } ?? "")
+        if gallery != nil { text += "\n  \(previews) previews for the gallery" }
         if vanished > 0 { text += "\n\(vanished) listed entries were removed by another process before they could be read" }
         return text
     }

@@ -2,23 +2,38 @@ import CacheStorage
 import CacheArchive
 import Foundation
 import HTTPCaching
+import ImageDecoding
 import ImageFormats
 
-/// Reads entries from the store and writes each as a file in the export folder.
+/// Reads entries from the store and writes each as a file in the export folder, with a preview
+/// beside it when asked (for the gallery).
 struct ExportWriter {
-    let folder: URL
-    let now: Date
-    private let validator = ImageValidator()
-
-    init(folder: URL, now: Date) {
-        self.folder = folder
-        self.now = now
+    /// What an export wrote.
+    struct Written {
+        var manifest: [ManifestEntry]
+        /// Entries listed but removed by another process before their bytes were read.
+        var vanished: Int
+        /// Each exported file's preview, by file name: a thumbnail any browser shows.
+        var previews: [String: String]
     }
 
-    /// Writes one file per entry still present; returns the manifest and how many had vanished.
-    func write(_ entries: [EntryMetadata], from store: PersistentStore) throws -> (manifest: [ManifestEntry], vanished: Int) {
+    let folder: URL
+    let now: Date
+    /// Whether to write previews.
+    let previews: Bool
+    private let validator = ImageValidator()
+
+    init(folder: URL, now: Date, previews: Bool = false) {
+        self.folder = folder
+        self.now = now
+        self.previews = previews
+    }
+
+    /// Writes one file per entry still present (and its preview, when asked).
+    func write(_ entries: [EntryMetadata], from store: PersistentStore) throws -> Written {
         var namer = ExportFileNamer()
         var manifest: [ManifestEntry] = []
+        var previewFiles: [String: String] = [:]
         var vanished = 0
         let progress = ProgressBar(label: "export", total: entries.count)
         defer { progress.finish() }
@@ -34,9 +49,31 @@ struct ExportWriter {
             let name = namer.name(for: entry.metadata.key, fileExtension: image.format?.fileExtension ?? "bin")
             try ExportFolder.write(entry.data, named: name, in: folder)
             manifest.append(manifestEntry(entry, file: name, image: image))
+            if previews, let preview = Self.preview(of: entry.data) {
+                // Named like an entry (by the namer, from a key no entry has), so never another file's name.
+                let previewName = namer.name(for: entry.metadata.key + "\u{0}preview", fileExtension: preview.format.rawValue)
+                try ExportFolder.write(preview.bytes, named: previewName, in: folder)
+                previewFiles[name] = previewName
+            }
             progress.advance(bytes: entry.data.count)
         }
-        return (manifest, vanished)
+        return Written(manifest: manifest, vanished: vanished, previews: previewFiles)
+    }
+
+    /// The largest side of a preview, in pixels: twice a gallery card's image, for dense screens.
+    static let previewPixelSize = 340
+
+    /// A thumbnail of `data` through the platform decoder, as WebP (PNG where there is alpha):
+    /// every format the decoder reads (TIFF, HEIC, AVIF, ICO …) becomes one a browser shows, and an
+    /// SVG is shown as pixels, its script never run. Nil for bytes that do not decode.
+    static func preview(of data: Data) -> (bytes: Data, format: EncodedFormat)? {
+        guard
+            let image = try? PlatformImageDecoder().decode(
+                data, processing: .thumbnail(maxPixelSize: previewPixelSize), maxPixelCount: ImageValidator().maxPixelCount)
+        else { return nil }
+        let format = EncodedFormat.choice(for: image)
+        guard let bytes = try? PlatformImageEncoder().encode(image, as: format, quality: 80) else { return nil }
+        return (bytes, format)
     }
 
     /// The format and pixel size the bytes show, falling back to what was recorded with them.

@@ -17,6 +17,8 @@ import ImageFormats
 /// can carry script, are shown through `<img>` only and never linked as documents.
 struct GalleryPage {
     let entries: [ManifestEntry]
+    /// Each file's preview, by file name (see `ExportWriter.preview(of:)`); a file without one is shown itself.
+    let previews: [String: String]
     /// The cache folder the entries came from.
     let source: String
     let exportedAt: Date
@@ -71,6 +73,7 @@ struct GalleryPage {
         let expiry = entry.expires.map { " · expires \(Self.expiryFormat.format($0))" } ?? ""
         let search = "\(entry.key) \(entry.format ?? "") \(freshnessName)".lowercased()
         let file = escape(entry.file)
+        let shown = escape(previews[entry.file] ?? entry.file)
         // Opening a raster image as a document runs nothing; an SVG (or bytes of unknown kind)
         // opened from the same folder could run script, so those are not links.
         let thumb = Self.isSafeToOpen(entry.format) ? "a class=\"thumb\" href=\"\(file)\"" : "div class=\"thumb\""
@@ -78,7 +81,7 @@ struct GalleryPage {
         return """
             <figure data-search="\(escape(search))"><\(thumb) \
             data-label="\(escape(format)): no preview in this browser">\
-            <img src="\(file)" loading="lazy" decoding="async"\(attributes) alt="\(escape(format)) image"></\(thumbEnd)>\
+            <img src="\(shown)" loading="lazy" decoding="async"\(attributes) alt="\(escape(format)) image"></\(thumbEnd)>\
             <figcaption><div class="key" title="\(escape(entry.key))">\(escape(entry.key))</div>\
             <div>\(escape(format)) · \(escape(pixels)) · \(ByteSize.format(entry.bytes))</div>\
             <div class="\(freshness)">\(freshness)\(escape(expiry))</div></figcaption></figure>
