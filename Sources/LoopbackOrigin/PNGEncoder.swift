@@ -4,8 +4,11 @@ import Foundation
 /// tests' images): 8-bit RGB, filter 0, in zlib "stored" (uncompressed) deflate blocks, so a
 /// `side`×`side` image is about 3 × side² bytes.
 public enum PNGEncoder {
-    /// A PNG of `width`×`height` whose pixel at (x, y) is `pixel(x, y)`.
-    public static func encode(width: Int, height: Int, pixel: (_ x: Int, _ y: Int) -> (UInt8, UInt8, UInt8)) -> Data {
+    /// A PNG of `width`×`height` whose pixel at (x, y) is `pixel(x, y)`, tagged with the ICC
+    /// profile `iccProfile` (an `iCCP` chunk) when one is given.
+    public static func encode(
+        width: Int, height: Int, iccProfile: Data? = nil, pixel: (_ x: Int, _ y: Int) -> (UInt8, UInt8, UInt8)
+    ) -> Data {
         var raw = [UInt8]()
         raw.reserveCapacity((width * 3 + 1) * height)
         for y in 0..<height {
@@ -21,6 +24,10 @@ public enum PNGEncoder {
         header.appendBigEndian(UInt32(height))
         header.append(contentsOf: [8, 2, 0, 0, 0])
         png.appendChunk("IHDR", header)
+        if let iccProfile {
+            // Keyword, its terminator, compression method 0, then the zlib stream.
+            png.appendChunk("iCCP", Data("ICC".utf8) + Data([0, 0]) + zlibStored([UInt8](iccProfile)))
+        }
         png.appendChunk("IDAT", zlibStored(raw))
         png.appendChunk("IEND", Data())
         return png

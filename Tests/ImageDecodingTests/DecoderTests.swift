@@ -1,5 +1,6 @@
 import Foundation
 import ImageDecoding
+import LoopbackOrigin
 import Testing
 
 /// The platform decoder on images made here: exact pixels, sizes for every processing, orientation,
@@ -47,6 +48,23 @@ struct DecoderTests {
             let pixel = image.pixel(x: image.pixelWidth / 2, y: image.pixelHeight / 2)
             let distance = [abs(Int(pixel.0) - Int(colour.0)), abs(Int(pixel.1) - Int(colour.1)), abs(Int(pixel.2) - Int(colour.2))].max()!
             #expect(distance <= 2, "\(processing.identifier): \(pixel), expected \(colour)")
+        }
+    }
+
+    @Test("a PNG tagged Display P3 is converted to sRGB through its profile, whole and as a thumbnail", arguments: [
+        (UInt8(200), UInt8(100), UInt8(50)), (40, 160, 220), (120, 200, 90),
+    ])
+    func displayP3(colour: (UInt8, UInt8, UInt8)) async throws {
+        let expected = DisplayP3.inSRGB(colour)
+        // Far enough from the stored values that a decoder ignoring the profile fails.
+        let shift = max(abs(expected.0 - Double(colour.0)), abs(expected.1 - Double(colour.1)), abs(expected.2 - Double(colour.2)))
+        #expect(shift > 10, "P3 \(colour) is \(expected) in sRGB: too close to tell")
+        let tagged = PNGEncoder.encode(width: 300, height: 200, iccProfile: DisplayP3.profile) { _, _ in colour }
+        for processing in [ImageProcessing.original, .thumbnail(maxPixelSize: 60)] {
+            let image = try await decoder.decodeOffPool(tagged, processing: processing, maxPixelCount: Self.limit)
+            let pixel = image.pixel(x: image.pixelWidth / 2, y: image.pixelHeight / 2)
+            let distance = max(abs(Double(pixel.0) - expected.0), abs(Double(pixel.1) - expected.1), abs(Double(pixel.2) - expected.2))
+            #expect(distance <= 3, "\(processing.identifier): P3 \(colour) came out \(pixel), expected \(expected)")
         }
     }
 
