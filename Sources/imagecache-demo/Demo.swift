@@ -44,7 +44,8 @@ struct Demo {
         say("""
             swift-image-cache demo: a feed of \(feed) generated PNGs (\(DemoFeed.imagesPerStyle) each served with \
             \(DemoFeed.Style.allCases.map { $0.rawValue }.joined(separator: ", "))),
-            scrolled down and back up (\(feed * 2) loads) under each policy, in two processes 1.5 s apart.
+            scrolled down and back up (\(feed * 2) loads) under each policy, then \(DemoFeed.photoCount) 1200×800 JPEG photos \
+            shown as 160 px thumbnails, in two processes 1.5 s apart.
             Cache folder: \(cache.path)
 
             """)
@@ -62,6 +63,8 @@ struct Demo {
 
             memory/disk: fresh hits; revalidated: the origin answered 304 and the bytes came from disk;
             network: fetched (no-store is fetched every time, and withViewCycle never shares what it loads).
+            persistent, 160px: run 1 fetches the photos and stores each thumbnail on disk (WebP) beside its original;
+            run 2 shows them from those thumbnails (disk), reading neither the originals' bytes nor the network.
             """)
     }
 

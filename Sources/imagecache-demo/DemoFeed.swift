@@ -1,4 +1,5 @@
 import Foundation
+import ImageCache
 import LoopbackOrigin
 
 /// The simulated feed: generated images served with the header styles real CDNs send.
@@ -32,10 +33,42 @@ enum DemoFeed {
         }
     }
 
+    /// Photos for the thumbnail feed: 1200 × 800 JPEGs, served with a day's `max-age`.
+    static let photoCount = 12
+
+    static func photoPaths() -> [String] {
+        (0..<photoCount).map { "/photos/\($0).jpg" }
+    }
+
+    /// The same bytes in every process (the encoder is deterministic), so a second run finds them.
+    static let photos: [Data] = (0..<photoCount).map { number in
+        let (width, height) = (1200, 800)
+        var pixels = Data(count: width * height * 4)
+        pixels.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let offset = (y * width + x) * 4
+                    bytes[offset] = UInt8(truncatingIfNeeded: x / 5 + number * 20)
+                    bytes[offset + 1] = UInt8(truncatingIfNeeded: y / 4 + (x * y) % 7)
+                    bytes[offset + 2] = UInt8(truncatingIfNeeded: 160 - number * 9 + (x ^ y) % 13)
+                    bytes[offset + 3] = 255
+                }
+            }
+        }
+        let image = DecodedImage(pixelWidth: width, pixelHeight: height, pixelFormat: .rgba8, bytesPerRow: width * 4, pixels: pixels)
+        return (try? PlatformImageEncoder().encode(image, as: .jpeg, quality: 85)) ?? Data()
+    }
+
     /// The origin's answer for `request`, following the image's style. `epoch` is shared by every
     /// run of the demo, so `Last-Modified` (and so `If-Modified-Since`) agrees across processes.
     static func respond(to request: OriginRequest, epoch: Date) -> OriginResponse {
         let parts = request.path.split(separator: "/")
+        if parts.count == 2, parts[0] == "photos", let number = Int(parts[1].dropLast(4)), photos.indices.contains(number) {
+            return OriginResponse(
+                headers: [HeaderLine("Date", OriginResponse.httpDate(Date())), HeaderLine("Content-Type", "image/jpeg"),
+                          HeaderLine("Cache-Control", "public, max-age=86400")],
+                body: photos[number])
+        }
         guard parts.count == 3, let style = Style(rawValue: String(parts[1])),
             let number = Int(parts[2].dropLast(4))
         else { return OriginResponse(status: 404, headers: [HeaderLine("Content-Type", "text/plain")], body: Data("not found".utf8)) }

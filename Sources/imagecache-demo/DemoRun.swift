@@ -34,19 +34,24 @@ struct DemoRun {
         // run's entries, as a real app's stable URLs would (and as a signed-URL token is dropped).
         configuration.cacheKey = { url in "demo-feed:" + url.path }
         let pipeline = ImagePipeline(configuration: configuration)
-        let policies: [(name: String, prefix: String, policy: CachePolicy)] = [
-            ("withViewCycle", "viewcycle", .withViewCycle),
-            ("duringAppSession", "session", .duringAppSession),
-            ("persistent", "persistent", .persistent()),
+        let policies: [(name: String, paths: [String], policy: CachePolicy, processing: ImageProcessing?)] = [
+            ("withViewCycle", DemoFeed.paths(prefix: "viewcycle"), .withViewCycle, nil),
+            ("duringAppSession", DemoFeed.paths(prefix: "session"), .duringAppSession, nil),
+            ("persistent", DemoFeed.paths(prefix: "persistent"), .persistent(), nil),
+            // 1200 × 800 photos shown as 160 px thumbnails: the second run shows them from the
+            // thumbnails stored on disk, without the originals' bytes or the network.
+            ("persistent, 160px", DemoFeed.photoPaths(), .persistent(), .thumbnail(maxPixelSize: 160)),
         ]
         var rows: [Row] = []
-        for (name, prefix, policy) in policies {
+        for (name, paths, policy, processing) in policies {
             var row = Row(policy: name)
             let before = origin.requests.count
             for _ in 0..<2 {
-                for path in DemoFeed.paths(prefix: prefix) {
+                for path in paths {
                     let start = ContinuousClock.now
-                    let response = try await pipeline.image(for: ImageRequest(url: origin.url(path), policy: policy))
+                    var request = ImageRequest(url: origin.url(path), policy: policy)
+                    request.processing = processing
+                    let response = try await pipeline.image(for: request)
                     row.latenciesMilliseconds.append((ContinuousClock.now - start).seconds * 1000)
                     row.sources[response.source, default: 0] += 1
                     row.loads += 1

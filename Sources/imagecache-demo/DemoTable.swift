@@ -4,7 +4,7 @@ import ImageCache
 /// The demo's table: one line per run and policy.
 enum DemoTable {
     static let columns: [(title: String, width: Int)] = [
-        ("run", 3), ("policy", 16), ("loads", 5), ("origin requests", 15), ("bytes from origin", 17),
+        ("run", 3), ("policy", 17), ("loads", 5), ("origin requests", 15), ("bytes from origin", 17),
         ("memory", 6), ("disk", 4), ("revalidated", 11), ("network", 7), ("stale", 5), ("median ms", 9), ("p90 ms", 7),
     ]
 
