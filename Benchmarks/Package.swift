@@ -37,6 +37,19 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
         ),
+        .executableTarget(
+            name: "DecodingBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "CacheStorage", package: "swift-image-cache"),
+                .product(name: "ImageCache", package: "swift-image-cache"),
+                .product(name: "LoopbackOrigin", package: "swift-image-cache"),
+            ],
+            path: "Benchmarks/DecodingBenchmarks",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

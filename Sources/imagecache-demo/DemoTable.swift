@@ -18,7 +18,7 @@ enum DemoTable {
         let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
         let p90 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, sorted.count * 9 / 10)]
         let values = [
-            "\(run)", row.policy, "\(row.loads)", "\(row.originRequests)", ByteCountFormatter.string(fromByteCount: Int64(row.originBytes), countStyle: .file),
+            "\(run)", row.policy, "\(row.loads)", "\(row.originRequests)", row.originBytes == 0 ? "0" : ByteCountFormatter.string(fromByteCount: Int64(row.originBytes), countStyle: .file),
             "\(row.sources[.memory, default: 0])", "\(row.sources[.disk, default: 0])", "\(row.sources[.revalidated, default: 0])",
             "\(row.sources[.network, default: 0])", "\(row.sources[.stale, default: 0])", String(format: "%.2f", median), String(format: "%.2f", p90),
         ]
