@@ -64,18 +64,27 @@ public final class PersistentStore: Sendable {
     public func put(_ entries: [NewEntry]) async throws {
         try checkOpen()
         let prepared = try entries.map(prepare)
-        try Self.refuseChangedSource(await core.writer.submit(.put(prepared)))
+        try refuseChangedSource(await core.writer.submit(.put(prepared)))
     }
 
     /// Stores entries and blocks the calling thread until they have committed; for callers outside async code.
     public func putAndWait(_ entries: [NewEntry]) throws {
         try checkOpen()
         let prepared = try entries.map(prepare)
-        try Self.refuseChangedSource(core.writer.submitAndWait(.put(prepared)))
+        try refuseChangedSource(core.writer.submitAndWait(.put(prepared)))
     }
 
-    private static func refuseChangedSource(_ outcome: WriteOutcome) throws {
-        if case let .sourceChanged(key, source) = outcome { throw StorageError.sourceChanged(key: key, source: source) }
+    private func refuseChangedSource(_ outcome: WriteOutcome) throws {
+        switch outcome {
+        case let .sourceChanged(key, source):
+            throw StorageError.sourceChanged(key: key, source: source)
+        case let .derivedEntriesUnavailable(key):
+            throw StorageError.diskFull(
+                path: core.layout.blobs.appendingPathComponent("data.mdb").path,
+                operation: "record the derived entry '\(key.prefix(200))' (the store was opened on a full disk; reopen it once there is room) in")
+        default:
+            return
+        }
     }
 
     /// Replaces the attributes of an existing entry without touching its bytes (a 304 revalidation).

@@ -43,7 +43,9 @@ struct VariantTests {
         let shown = try await Cachectl.run(["show", first.key, "--json"] + path).json(ShowJSON.self)
         #expect(Set(shown.variants.map(\.key)) == Set(firstVariants.map(\.key)) && shown.source == nil)
         let variant = try await Cachectl.run(["show", secondVariant.key, "--json"] + path).json(ShowJSON.self)
-        #expect(variant.source == second.key && variant.variants.isEmpty)
+        #expect(variant.source == second.key && variant.processing == "max64" && variant.variants.isEmpty)
+        let variantText = try await Cachectl.run(["show", secondVariant.key] + path)
+        #expect(variantText.output.contains("variant of") && variantText.output.contains("max64"), "\(variantText)")
 
         let stats = try await Cachectl.run(["stats", "--json"] + path).json(StatsJSON.self)
         #expect(stats.entries == 6 && stats.variantEntries == 3 && stats.variantBytes == 900)

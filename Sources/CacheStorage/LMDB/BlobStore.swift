@@ -22,8 +22,8 @@ final class BlobStore: @unchecked Sendable {
         let journal: MDB_dbi
         let info: MDB_dbi
         /// Which entries were derived from which: keys are a source's digest then a derived
-        /// entry's, values empty. Nil only in a store opened read-only that predates derived
-        /// entries (so has none).
+        /// entry's, values empty. Nil in a store from before derived entries (which has none)
+        /// opened read-only, or opened on a disk too full to create it: derived puts are refused.
         let dependents: MDB_dbi?
     }
 
@@ -149,14 +149,10 @@ final class BlobStore: @unchecked Sendable {
                 ? .damaged(String(cString: mdb_strerror(code)))
                 : .failed(LMDBError.error(code, "begin the opening transaction"))
         }
-        var handles: [MDB_dbi?] = []
-        for name in ["records", "blobs", "journal", "info", "dependents"] {
+        var handles: [MDB_dbi] = []
+        for name in ["records", "blobs", "journal", "info"] {
             var dbi: MDB_dbi = 0
             code = mdb_dbi_open(txn, name, readOnly ? 0 : UInt32(MDB_CREATE), &dbi)
-            if code == MDB_NOTFOUND && readOnly && name == "dependents" {
-                handles.append(nil)
-                continue
-            }
             if code != 0 {
                 mdb_txn_abort(txn)
                 throw LMDBError.meansCorruption(code) || code == EINVAL || code == MDB_NOTFOUND
@@ -164,6 +160,16 @@ final class BlobStore: @unchecked Sendable {
                     : .failed(LMDBError.error(code, "open database \(name)"))
             }
             handles.append(dbi)
+        }
+        // Opened, not created, here: a store from before derived entries lacks it (see below).
+        var dependents: MDB_dbi = 0
+        code = mdb_dbi_open(txn, "dependents", 0, &dependents)
+        let hasDependents = code == 0
+        if code != 0 && code != MDB_NOTFOUND {
+            mdb_txn_abort(txn)
+            throw LMDBError.meansCorruption(code) || code == EINVAL
+                ? .damaged("cannot open database 'dependents': \(String(cString: mdb_strerror(code)))")
+                : .failed(LMDBError.error(code, "open database dependents"))
         }
         // Nothing was written when every database existed: this commit needs no free space.
         code = mdb_txn_commit(txn)
@@ -173,7 +179,24 @@ final class BlobStore: @unchecked Sendable {
                 : .failed(LMDBError.error(code, "commit the opening transaction"))
         }
         return Databases(
-            records: handles[0]!, blobs: handles[1]!, journal: handles[2]!, info: handles[3]!, dependents: handles[4])
+            records: handles[0], blobs: handles[1], journal: handles[2], info: handles[3],
+            dependents: hasDependents ? dependents : readOnly ? nil : try createDependents(env))
+    }
+
+    /// Creates the database of derived entries in a store from before they existed. A disk too full
+    /// for that one page must not keep the store from opening (reads need none of it): it is then
+    /// left out, derived puts are refused until the store is opened with room, and nothing is lost.
+    private static func createDependents(_ env: OpaquePointer) throws(OpenFailure) -> MDB_dbi? {
+        var txn: OpaquePointer?
+        var code = mdb_txn_begin(env, nil, 0, &txn)
+        guard code == 0, let txn else { throw .failed(LMDBError.error(code, "begin creating database dependents")) }
+        var dbi: MDB_dbi = 0
+        code = mdb_dbi_open(txn, "dependents", UInt32(MDB_CREATE), &dbi)
+        if code == 0 { code = mdb_txn_commit(txn) } else { mdb_txn_abort(txn) }
+        if code == 0 { return dbi }
+        let error = LMDBError.error(code, "create database dependents")
+        if [ENOSPC, EDQUOT, EFBIG, MDB_MAP_FULL].contains(code) || error.isOutOfSpace { return nil }
+        throw LMDBError.meansCorruption(code) ? .damaged(String(cString: mdb_strerror(code))) : .failed(error)
     }
 
     private static func syncFlags(_ durability: Durability) -> UInt32 {

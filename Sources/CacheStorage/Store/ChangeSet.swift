@@ -19,6 +19,9 @@ struct ChangeSet {
         switch operation {
         case let .put(entries):
             // Checked before anything is written: a put is refused whole or written whole.
+            if databases.dependents == nil, let derived = entries.first(where: { $0.source != nil }) {
+                return .derivedEntriesUnavailable(key: derived.key)
+            }
             for entry in entries {
                 if let source = entry.source,
                     !entries.contains(where: { $0.key == source.key && $0.checksum == source.checksum }), try !holds(source)
@@ -65,7 +68,7 @@ struct ChangeSet {
                 try deleteDependents(of: entry.digest)
             }
         }
-        if let source = entry.source, let dependents = databases.dependents {
+        if let source = entry.source, let dependents = databases.dependents {  // present: checked in `apply`
             try Self.link(source: KeyDigest(key: source.key), dependent: entry.digest) { link in
                 try txn.put(dependents, key: link, value: UnsafeRawBufferPointer(start: nil, count: 0))
             }

@@ -49,12 +49,15 @@ struct EntryDetails: Encodable {
     var opaqueResponseHeadersBytes: Int?
     /// The key of the entry this one was derived from (a thumbnail's original), if any.
     var source: String?
+    /// For a variant, what was made of the source: the processing's identifier (`max256`, `fill120x80`).
+    var processing: String?
     /// The variants derived from this entry, which go when it goes.
     var variants: [EntrySummary]
 
     init(_ metadata: EntryMetadata, variants: [EntryMetadata], now: Date) {
         let attributes = metadata.attributes
         source = metadata.source?.key
+        processing = metadata.source == nil ? nil : VariantGrouping.label(of: metadata)
         self.variants = variants.map { EntrySummary($0, now: now) }
         key = metadata.key
         bytes = metadata.byteCount
@@ -110,7 +113,9 @@ struct EntryDetails: Encodable {
             ("freshness", freshness.explanation.displaySafe),
         ])
         if let source {
-            text += "\n" + TextTable.pairs([("variant of", source.displaySafe + " (removed with it)")])
+            text += "\n" + TextTable.pairs([
+                ("variant of", source.displaySafe + " (removed with it)"), ("processing", processing?.displaySafe ?? "-"),
+            ])
         }
         if !variants.isEmpty {
             var table = TextTable(["variants (removed with this entry)", "size", "format", "pixels"], alignments: [.left, .right, .left, .right])

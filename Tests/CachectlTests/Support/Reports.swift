@@ -52,6 +52,7 @@ struct PurgeJSON: Decodable {
 struct ShowJSON: Decodable {
     var key: String
     var source: String?
+    var processing: String?
     var variants: [EntryRow]
 }
 
