@@ -32,7 +32,8 @@ struct HostileKeyTests {
         // Nothing but the export folder appeared beside it, and nothing below it but plain files.
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent.url.path) == ["export"])
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        #expect(names.count == Self.keys.count + 2)
+        // Each image, its preview for the gallery, the manifest and the gallery.
+        #expect(names.count == Self.keys.count * 2 + 2)
         for name in names {
             var isDirectory: ObjCBool = false
             #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isDirectory))
@@ -123,10 +124,16 @@ struct HostileKeyTests {
         #expect(policy.contains("script-src 'sha256-\(scriptHash)'"), "\(policy)")
         #expect(policy.contains("style-src 'sha256-\(styleHash)'"), "\(policy)")
 
-        // The SVG and the unknown bytes are shown through <img> only; raster images may be opened.
+        // Raster images may be opened; the SVG is shown as the pixels of a preview the decoder made
+        // (its own file neither linked nor loaded, its script never run); the unknown bytes, which
+        // have no preview, through <img> only.
         let links = tags.filter { $0.name == "a" }.compactMap { $0.attribute("href") }
         #expect(links.count == pngKeys.count && links.allSatisfy { $0.hasSuffix(".png") }, "\(links)")
-        #expect(tags.contains { $0.name == "img" && $0.attribute("src")?.hasSuffix(".svg") == true })
+        #expect(!tags.contains { ($0.attribute("src") ?? $0.attribute("href") ?? "").hasSuffix(".svg") })
+        let sources = tags.filter { $0.name == "img" }.compactMap { $0.attribute("src") }
+        #expect(sources.count == keys.count)
+        #expect(sources.filter { $0.hasSuffix(".png") || $0.hasSuffix(".webp") }.count == keys.count - 1, "\(sources)")
+        #expect(Set(sources).isDisjoint(with: links), "each raster card shows its preview and links its original")
     }
 
     /// SHA-256 of `text`'s UTF-8 bytes, base64, from coreutils' `sha256sum`: a second opinion
