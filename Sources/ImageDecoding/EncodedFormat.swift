@@ -1,21 +1,20 @@
 /// A compact format to store a processed image in.
 public enum EncodedFormat: String, Sendable, Hashable {
-    /// Lossy, for photos: about a third smaller than JPEG at the same quality.
+    /// Lossy, for photos: about a third smaller than JPEG at the same quality, slower to decode.
     case webp
-    /// Lossy, for photos, where WebP cannot be read.
+    /// Lossy, for photos: what processed images are stored as.
     case jpeg
     /// Lossless, for images with transparency or hard edges.
     case png
 
-    /// The format for `image`: PNG when a pixel is not opaque (it keeps alpha exactly), else WebP
-    /// (JPEG on Apple platforms, whose ImageIO does not write WebP).
+    /// The format for `image`: PNG when a pixel is not opaque (it keeps alpha exactly), else JPEG.
+    ///
+    /// A stored thumbnail is written once and decoded at every display from disk, so decoding
+    /// speed wins over bytes: a 256 × 171 thumbnail at quality 85 decoded in 1.2 ms as JPEG and
+    /// 2.2 ms as WebP here, for 7.5 KB against 5.2 KB. JPEG is also what every platform writes
+    /// (ImageIO does not write WebP), so a variant is the same format wherever it was made.
     public static func choice(for image: DecodedImage) -> EncodedFormat {
-        guard image.isOpaque else { return .png }
-        #if canImport(CVips)
-        return .webp
-        #else
-        return .jpeg
-        #endif
+        image.isOpaque ? .jpeg : .png
     }
 }
 

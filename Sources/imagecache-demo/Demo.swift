@@ -63,7 +63,7 @@ struct Demo {
 
             memory/disk: fresh hits; revalidated: the origin answered 304 and the bytes came from disk;
             network: fetched (no-store is fetched every time, and withViewCycle never shares what it loads).
-            persistent, 160px: run 1 fetches the photos and stores each thumbnail on disk (WebP) beside its original;
+            persistent, 160px: run 1 fetches the photos and stores each thumbnail on disk (JPEG) beside its original;
             run 2 shows them from those thumbnails (disk), reading neither the originals' bytes nor the network.
             """)
     }

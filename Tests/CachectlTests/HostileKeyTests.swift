@@ -132,7 +132,7 @@ struct HostileKeyTests {
         #expect(!tags.contains { ($0.attribute("src") ?? $0.attribute("href") ?? "").hasSuffix(".svg") })
         let sources = tags.filter { $0.name == "img" }.compactMap { $0.attribute("src") }
         #expect(sources.count == keys.count)
-        #expect(sources.filter { $0.hasSuffix(".png") || $0.hasSuffix(".webp") }.count == keys.count - 1, "\(sources)")
+        #expect(sources.filter { $0.hasSuffix(".png") || $0.hasSuffix(".jpeg") }.count == keys.count - 1, "\(sources)")
         #expect(Set(sources).isDisjoint(with: links), "each raster card shows its preview and links its original")
     }
 

@@ -31,8 +31,11 @@ struct PurgeTests {
 
     static var totalBytes: Int { items.reduce(0) { $0 + $1.kibibytes * 1024 } }
 
-    /// A cache holding ``items``: the old ones stored 3 s before the rest; entry 1 read since.
-    /// `midpoint` lies halfway between the two batches.
+    /// A cache holding ``items``: the old ones stored 11 s before the rest; entry 1 read since.
+    /// `midpoint` lies 3 s after the old batch and 8 s before the new one: "older than AGE"
+    /// (measured from `midpoint` just before cachectl starts) splits the batches as long as
+    /// cachectl computes its own "now" within 8 s of that. 3 s was not always enough while the
+    /// rest of the suite loaded both cores (a run selected every entry).
     static func populatedCache() async throws -> (folder: TemporaryDirectory, midpoint: Date) {
         let folder = TemporaryDirectory("purge")
         let store = try PersistentStore(directory: folder.url)
@@ -44,7 +47,7 @@ struct PurgeTests {
         try await store.put(entries(old: true))
         try await Task.sleep(for: .seconds(3))
         let midpoint = Date()
-        try await Task.sleep(for: .seconds(3))
+        try await Task.sleep(for: .seconds(8))
         try await store.put(entries(old: false))
         _ = try store.get(items[0].key)  // entry 1 becomes the most recently read
         store.close()
@@ -52,7 +55,7 @@ struct PurgeTests {
     }
 
     /// `AGE` in a case's arguments: the time since `midpoint`, so "older than AGE" splits the
-    /// batches however long the machine takes to start cachectl (up to 3 s).
+    /// batches however long the machine takes to start cachectl (up to 8 s).
     static func resolve(_ arguments: [String], midpoint: Date) -> [String] {
         arguments.map { $0 == "AGE" ? String(format: "%.3fs", Date().timeIntervalSince(midpoint)) : $0 }
     }

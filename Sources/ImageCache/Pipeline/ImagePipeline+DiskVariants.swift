@@ -41,8 +41,7 @@ extension ImagePipeline {
         return ImageResponse(data: stored.body, info: info, http: head, source: .disk, decoded: decoded)
     }
 
-    /// Encodes `decoded` (WebP for opaque images, PNG where there is alpha; JPEG on Apple
-    /// platforms) and stores it as a variant of `original`'s bytes. A failure loses only the
+    /// Encodes `decoded` (`EncodedFormat.choice(for:)`: JPEG, PNG where there is alpha) and stores it as a variant of `original`'s bytes. A failure loses only the
     /// variant: the next launch decodes the original again.
     func keepVariantOnDisk(_ decoded: DecodedImage, processing: ImageProcessing, of request: ImageRequest, original: Data)
         async

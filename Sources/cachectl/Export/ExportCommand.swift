@@ -16,7 +16,7 @@ struct ExportCommand: AsyncParsableCommand {
             stored_at, last_access, etag, expires (ISO 8601) and the stored response; \
             `cachectl import` reads it back. --html adds index.html, a gallery that opens from \
             the file system, loads images lazily and uses nothing from the network; it shows each \
-            image through a preview the platform decoder made (WebP, or PNG where there is \
+            image through a preview the platform decoder made (JPEG, or PNG where there is \
             alpha, at most 340 pixels a side, written beside the files and not in the manifest), \
             so TIFF, HEIC and the rest show in any browser, and SVGs show as pixels. \
             Takes the same filters as purge. The folder must be new or empty.

@@ -63,7 +63,7 @@ struct ExportWriter {
     /// The largest side of a preview, in pixels: twice a gallery card's image, for dense screens.
     static let previewPixelSize = 340
 
-    /// A thumbnail of `data` through the platform decoder, as WebP (PNG where there is alpha):
+    /// A thumbnail of `data` through the platform decoder, as JPEG (PNG where there is alpha):
     /// every format the decoder reads (TIFF, HEIC, AVIF, ICO …) becomes one a browser shows, and an
     /// SVG is shown as pixels, its script never run. Nil for bytes that do not decode.
     static func preview(of data: Data) -> (bytes: Data, format: EncodedFormat)? {
