@@ -14,12 +14,20 @@ extension PersistentStore {
         }
         let now = Date()
         entry.metadata.lastAccess = now
-        // A read-only store records no access times: nothing could persist them.
-        if core.isReadOnly { return entry }
-        if core.accessLog.recordHit(digest, at: now.millisecondsSince1970) >= core.configuration.accessFlushThreshold {
+        recordHit(digest, at: now)
+        return entry
+    }
+
+    /// Records a read of `digest` for LRU order and the hit counter (and of `source`'s, for a
+    /// derived entry), waking the writer when enough are buffered. A read-only store records
+    /// nothing: nothing could persist it.
+    private func recordHit(_ digest: KeyDigest, source: KeyDigest? = nil, at now: Date) {
+        guard !core.isReadOnly else { return }
+        let milliseconds = now.millisecondsSince1970
+        if let source { core.accessLog.recordAccess(source, at: milliseconds) }
+        if core.accessLog.recordHit(digest, at: milliseconds) >= core.configuration.accessFlushThreshold {
             core.writer.wake()
         }
-        return entry
     }
 
     /// The entry for `key`, bytes and metadata, or nil, without counting as a read.
@@ -65,8 +73,13 @@ extension PersistentStore {
     private func readEntry(_ key: String, digest: KeyDigest) throws -> CachedEntry? {
         var damaged = false
         let entry = try core.blobs.read { txn in try readEntry(key, digest: digest, in: txn, damaged: &damaged) }
-        if damaged && !core.isReadOnly { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
+        removeIfDamaged(damaged, digest)
         return entry
+    }
+
+    /// Has the writer remove the entry at `digest` if a read found it `damaged` (checked again there).
+    private func removeIfDamaged(_ damaged: Bool, _ digest: KeyDigest) {
+        if damaged && !core.isReadOnly { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
     }
 
     private func readEntry(_ key: String, digest: KeyDigest, in txn: LMDBTransaction, damaged: inout Bool) throws
@@ -110,19 +123,14 @@ extension PersistentStore {
             else { return nil }
             return (entry, source)
         }
-        if damaged && !core.isReadOnly { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
+        removeIfDamaged(damaged, digest)
         guard var found else {
             core.accessLog.recordMiss()
             return nil
         }
         let now = Date()
         found.entry.metadata.lastAccess = now
-        if core.isReadOnly { return found }
-        let milliseconds = now.millisecondsSince1970
-        core.accessLog.recordAccess(sourceDigest, at: milliseconds)
-        if core.accessLog.recordHit(digest, at: milliseconds) >= core.configuration.accessFlushThreshold {
-            core.writer.wake()
-        }
+        recordHit(digest, source: sourceDigest, at: now)
         return found
     }
 

@@ -47,33 +47,32 @@ enum ExternalThumbnailer: String {
     }
 
     private func launchConvert(_ file: URL, side: Int, output: URL) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/convert-im6.q16")
-        process.arguments = [file.path, "-thumbnail", "\(side)x\(side)", output.path]
-        var environment = ProcessInfo.processInfo.environment
-        environment["MAGICK_THREAD_LIMIT"] = "1"
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        try Self.launch(
+            "/usr/bin/convert-im6.q16", [file.path, "-thumbnail", "\(side)x\(side)", output.path],
+            environment: ["MAGICK_THREAD_LIMIT": "1"])
     }
 
     private func launch(_ files: [URL], side: Int, output: URL) throws -> Process {
-        let process = Process()
-        var environment = ProcessInfo.processInfo.environment
         switch self {
         case .vipsthumbnail:
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/vipsthumbnail")
-            process.arguments = ["--size", "\(side)x\(side)", "-o", output.path + "/%s.v"] + files.map(\.path)
-            environment["VIPS_CONCURRENCY"] = "1"
+            try Self.launch(
+                "/usr/bin/vipsthumbnail", ["--size", "\(side)x\(side)", "-o", output.path + "/%s.v"] + files.map(\.path),
+                environment: ["VIPS_CONCURRENCY": "1"])
         case .imageMagick, .imageMagickPerFile:
             // The Debian binary itself: a wrapper named `convert` may stand earlier in PATH.
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/mogrify-im6.q16")
-            process.arguments = ["-path", output.path, "-format", "ppm", "-thumbnail", "\(side)x\(side)"] + files.map(\.path)
-            environment["MAGICK_THREAD_LIMIT"] = "1"
+            try Self.launch(
+                "/usr/bin/mogrify-im6.q16",
+                ["-path", output.path, "-format", "ppm", "-thumbnail", "\(side)x\(side)"] + files.map(\.path),
+                environment: ["MAGICK_THREAD_LIMIT": "1"])
         }
-        process.environment = environment
+    }
+
+    /// Starts `executable` with `arguments`, this process's environment plus `environment`, output discarded.
+    private static func launch(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

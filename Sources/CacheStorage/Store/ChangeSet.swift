@@ -9,6 +9,10 @@ struct ChangeSet {
     private var seen = Set<KeyDigest>()
     /// Entries removed because what they were derived from was removed or replaced, and their bytes.
     private(set) var derivedRemoved = (entries: 0, bytes: 0)
+    /// Whether the store holds any derived entry, asked once per transaction: without one, puts
+    /// and deletions skip reading the previous record and searching for dependents (the hot
+    /// path of a store that keeps no thumbnails, and of a mass eviction).
+    private var linksExist: Bool?
 
     init(txn: LMDBTransaction, databases: BlobStore.Databases) {
         self.txn = txn
@@ -61,7 +65,7 @@ struct ChangeSet {
     }
 
     private mutating func put(_ entry: PreparedPut) throws {
-        if let previous = try storedMetadata(entry.digest) {
+        if try hasLinks(), let previous = try storedMetadata(entry.digest) {
             try unlink(previous, digest: entry.digest)
             // Other bytes under the key: what was derived from the old ones goes.
             if previous.checksum != entry.checksum || previous.byteCount != entry.data.count {
@@ -72,6 +76,7 @@ struct ChangeSet {
             try Self.link(source: KeyDigest(key: source.key), dependent: entry.digest) { link in
                 try txn.put(dependents, key: link, value: UnsafeRawBufferPointer(start: nil, count: 0))
             }
+            linksExist = true
         }
         try entry.digest.withBytes { key in
             try entry.record.withUnsafeBytes { try txn.put(databases.records, key: key, value: $0) }
@@ -96,21 +101,30 @@ struct ChangeSet {
     /// Deletes record and blob, and every entry derived from them; returns the record's byte
     /// count when there was an entry (derived entries removed with it are journaled, not counted).
     mutating func delete(_ digest: KeyDigest) throws -> Int? {
-        let previous = try storedMetadata(digest)
-        if let previous { try unlink(previous, digest: digest) }
+        let linked = try hasLinks()
         let size: Int? = try digest.withBytes { key in
             let record = try txn.get(databases.records, key: key)
+            let previous = record.flatMap(EntryRecord.decode)
+            if linked, let previous { try unlink(previous, digest: digest) }
             let size = previous?.byteCount ?? (record == nil ? nil : 0)
             let hadRecord = try txn.delete(databases.records, key: key)
             let hadBlob = try txn.delete(databases.blobs, key: key)
             return hadRecord || hadBlob ? (size ?? 0) : nil
         }
         if size != nil { touch(digest) }
-        try deleteDependents(of: digest)
+        if linked { try deleteDependents(of: digest) }
         return size
     }
 
     // MARK: Derived entries
+
+    /// Whether any entry is linked to a source (see `linksExist`).
+    private mutating func hasLinks() throws -> Bool {
+        if let linksExist { return linksExist }
+        let exists = try databases.dependents.map { try txn.count($0) > 0 } ?? false
+        linksExist = exists
+        return exists
+    }
 
     /// Whether `source` is stored with the bytes its checksum names.
     private func holds(_ source: EntrySource) throws -> Bool {

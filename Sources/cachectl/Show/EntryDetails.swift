@@ -93,8 +93,7 @@ struct EntryDetails: Encodable {
         func date(_ value: Date?) -> String {
             value.map { "\($0.formatted(.iso8601)) (\(TimeSpan.relative($0, to: now)))" } ?? "-"
         }
-        var pixels = "-"
-        if let width, let height { pixels = "\(width)×\(height)" }
+        let pixels = EntrySummary.pixelSizeText(width: width, height: height)
         var text = TextTable.pairs([
             ("key", key.displaySafe),
             ("size", "\(ByteSize.format(bytes)) (\(bytes) bytes)"),
@@ -120,8 +119,7 @@ struct EntryDetails: Encodable {
         if !variants.isEmpty {
             var table = TextTable(["variants (removed with this entry)", "size", "format", "pixels"], alignments: [.left, .right, .left, .right])
             for variant in variants {
-                let pixels = variant.width.flatMap { width in variant.height.map { "\(width)×\($0)" } } ?? "-"
-                table.append([variant.key.displaySafe(limit: 70), ByteSize.format(variant.bytes), variant.format ?? "-", pixels])
+                table.append([variant.key.displaySafe(limit: 70), ByteSize.format(variant.bytes), variant.format ?? "-", variant.pixelSizeText])
             }
             text += "\n\n" + table.render()
         }

@@ -114,8 +114,7 @@ struct StatsReport: Encodable {
         if !largest.isEmpty {
             var table = TextTable(["largest", "size", "format", "pixels"], alignments: [.left, .right, .left, .right])
             for entry in largest {
-                let pixels = entry.width.flatMap { width in entry.height.map { "\(width)×\($0)" } } ?? "-"
-                table.append([entry.key.displaySafe(limit: 70), ByteSize.format(entry.bytes), entry.format ?? "-", pixels])
+                table.append([entry.key.displaySafe(limit: 70), ByteSize.format(entry.bytes), entry.format ?? "-", entry.pixelSizeText])
             }
             lines += "\n\n" + table.render()
         }

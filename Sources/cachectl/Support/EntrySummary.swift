@@ -52,11 +52,20 @@ struct EntrySummary: Encodable {
     }
 }
 
+extension EntrySummary {
+    /// `386×395`, or `-` when the pixel size is unknown.
+    var pixelSizeText: String { Self.pixelSizeText(width: width, height: height) }
+
+    static func pixelSizeText(width: Int?, height: Int?) -> String {
+        guard let width, let height else { return "-" }
+        return "\(width)×\(height)"
+    }
+}
+
 extension EntryMetadata {
     /// `386×395`, or `-` when the pixel size is unknown.
     var pixelSizeText: String {
-        guard let width = attributes.pixelWidth, let height = attributes.pixelHeight else { return "-" }
-        return "\(width)×\(height)"
+        EntrySummary.pixelSizeText(width: attributes.pixelWidth, height: attributes.pixelHeight)
     }
 
     /// When the entry expires, relative to `now`: `in 3 h`, `2 d ago`, or `never`.
