@@ -21,12 +21,19 @@ extension PersistentStore {
         var damaged: [KeyDigest] = []
         var indexProblems = false
         var report = try core.index.query { connection -> VerificationReport in
-            var rows: [KeyDigest: (key: String, bytes: Int, checksum: UInt64)] = [:]
+            var rows: [KeyDigest: (storedAt: Int64, key: String, bytes: Int, checksum: UInt64)] = [:]
+            // A second row for one digest (rows are keyed by stored-at time too, see IndexRowKey).
+            var extraRows: [(digest: KeyDigest, key: String)] = []
             let applied = try connection.scalar("SELECT applied_seq FROM mirror_state WHERE id = 1") ?? 0
-            let statement = try connection.prepare("SELECT digest, key, byte_size, checksum FROM entries")
+            let statement = try connection.prepare("SELECT stored_at, digest, key, byte_size, checksum FROM entries")
             while try statement.step() {
-                guard let digest = MetadataIndex.digest(statement, column: 0) else { continue }
-                rows[digest] = (statement.string(1) ?? "", Int(statement.int64(2)), UInt64(bitPattern: statement.int64(3)))
+                guard let row = MetadataIndex.row(statement, column: 0) else { continue }
+                let key = statement.string(2) ?? ""
+                guard rows[row.digest] == nil else {
+                    extraRows.append((row.digest, key))
+                    continue
+                }
+                rows[row.digest] = (row.storedAt, key, Int(statement.int64(3)), UInt64(bitPattern: statement.int64(4)))
             }
             return try core.blobs.read { txn in
                 let databases = core.blobs.databases
@@ -56,7 +63,7 @@ extension PersistentStore {
                             report.problems.append(.unindexedEntry(key: metadata.key))
                             indexProblems = true
                         } else if let row, row.bytes != metadata.byteCount || row.checksum != metadata.checksum
-                            || row.key != metadata.key
+                            || row.key != metadata.key || row.storedAt != IndexRowKey(metadata, digest: digest).storedAt
                         {
                             report.problems.append(.indexMismatch(key: metadata.key))
                             indexProblems = true
@@ -88,6 +95,10 @@ extension PersistentStore {
                 if indexComparable {
                     for (digest, row) in rows where !inFlux.contains(digest) {
                         report.problems.append(.danglingIndexRow(key: row.key))
+                        indexProblems = true
+                    }
+                    for extra in extraRows where !inFlux.contains(extra.digest) {
+                        report.problems.append(.danglingIndexRow(key: extra.key))
                         indexProblems = true
                     }
                 }

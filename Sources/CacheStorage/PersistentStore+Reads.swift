@@ -13,19 +13,19 @@ extension PersistentStore {
             return nil
         }
         let now = Date()
+        recordHit(IndexRowKey(entry.metadata, digest: digest), at: now)
         entry.metadata.lastAccess = now
-        recordHit(digest, at: now)
         return entry
     }
 
     /// Records a read of `digest` for LRU order and the hit counter (and of `source`'s, for a
     /// derived entry), waking the writer when enough are buffered. A read-only store records
     /// nothing: nothing could persist it.
-    private func recordHit(_ digest: KeyDigest, source: KeyDigest? = nil, at now: Date) {
+    private func recordHit(_ row: IndexRowKey, source: IndexRowKey? = nil, at now: Date) {
         guard !core.isReadOnly else { return }
         let milliseconds = now.millisecondsSince1970
         if let source { core.accessLog.recordAccess(source, at: milliseconds) }
-        if core.accessLog.recordHit(digest, at: milliseconds) >= core.configuration.accessFlushThreshold {
+        if core.accessLog.recordHit(row, at: milliseconds) >= core.configuration.accessFlushThreshold {
             core.writer.wake()
         }
     }
@@ -40,7 +40,9 @@ extension PersistentStore {
         try checkOpen()
         let digest = KeyDigest(key: key)
         guard var entry = try readEntry(key, digest: digest) else { return nil }
-        if let lastAccess = try lastAccess(digest) { entry.metadata.lastAccess = lastAccess }
+        if let lastAccess = try lastAccess(IndexRowKey(entry.metadata, digest: digest)) {
+            entry.metadata.lastAccess = lastAccess
+        }
         return entry
     }
 
@@ -54,7 +56,7 @@ extension PersistentStore {
                     .flatMap(EntryRecord.decode)
             }), metadata.key == key
         else { return nil }
-        if let lastAccess = try lastAccess(digest) { metadata.lastAccess = lastAccess }
+        if let lastAccess = try lastAccess(IndexRowKey(metadata, digest: digest)) { metadata.lastAccess = lastAccess }
         return metadata
     }
 
@@ -129,17 +131,20 @@ extension PersistentStore {
             return nil
         }
         let now = Date()
+        recordHit(
+            IndexRowKey(found.entry.metadata, digest: digest), source: IndexRowKey(found.source, digest: sourceDigest),
+            at: now)
         found.entry.metadata.lastAccess = now
-        recordHit(digest, source: sourceDigest, at: now)
         return found
     }
 
     /// The last access recorded so far: one this process has not flushed yet, else the index's.
-    private func lastAccess(_ digest: KeyDigest) throws -> Date? {
-        if let pending = core.accessLog.pendingAccess(digest) { return Date(millisecondsSince1970: pending) }
+    private func lastAccess(_ row: IndexRowKey) throws -> Date? {
+        if let pending = core.accessLog.pendingAccess(row) { return Date(millisecondsSince1970: pending) }
         return try core.index.query { connection in
-            let statement = try connection.prepare("SELECT last_access FROM entries WHERE digest = ?")
-            try digest.withBytes { try statement.bind(1, blob: $0) }
+            let statement = try connection.prepare("SELECT last_access FROM entries WHERE stored_at = ? AND digest = ?")
+            try statement.bind(1, row.storedAt)
+            try row.digest.withBytes { try statement.bind(2, blob: $0) }
             return try statement.step() ? Date(millisecondsSince1970: statement.int64(0)) : nil
         }
     }

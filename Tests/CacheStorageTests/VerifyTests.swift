@@ -61,7 +61,9 @@ struct VerifyTests {
         let store = try await Self.populated(folder)
         let index = store.core.index
         try index.writer.transaction {
-            try index.delete(digest: KeyDigest(key: Self.key(2)))
+            let digest = KeyDigest(key: Self.key(2))
+            let stored = try #require(try store.metadata(for: Self.key(2)))
+            #expect(try index.delete(row: IndexRowKey(stored, digest: digest)).entries == -1)
             let metadata = EntryMetadata(
                 key: "ghost", byteCount: 10, checksum: 1, storedAt: Date(), lastAccess: Date(), attributes: EntryAttributes())
             try index.upsert(digest: KeyDigest(key: "ghost"), metadata: metadata)

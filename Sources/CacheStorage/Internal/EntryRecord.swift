@@ -104,6 +104,15 @@ package enum EntryRecord {
             attributes: attributes, source: source)
     }
 
+    /// Reads only the stored-at time, from the record's fixed head (see ``IndexRowKey``).
+    static func storedAt(in buffer: UnsafeRawBufferPointer) -> Date? {
+        var reader = ByteReader(buffer)
+        guard reader.readUInt8() == version, reader.readSlice() != nil, reader.readUInt64() != nil,
+            reader.readUInt64() != nil, let storedAt = reader.readInt64()
+        else { return nil }
+        return Date(millisecondsSince1970: storedAt)
+    }
+
     /// Reads only the key, for the collision check on the hot read path.
     package static func key(in buffer: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         var reader = ByteReader(buffer)

@@ -52,5 +52,41 @@ enum IndexSchema {
         ALTER TABLE entries ADD COLUMN source_checksum INTEGER;
         CREATE INDEX entries_by_source ON entries(source_key) WHERE source_key IS NOT NULL;
         """,
+        // Rows keyed by the time they were stored, then digest (see IndexRowKey): new rows append
+        // instead of landing on a random page each. Same columns and rows; the indexes follow.
+        """
+        CREATE TABLE entries_by_time (
+            stored_at INTEGER NOT NULL,
+            digest BLOB NOT NULL,
+            key TEXT NOT NULL,
+            byte_size INTEGER NOT NULL,
+            checksum INTEGER NOT NULL,
+            last_access INTEGER NOT NULL,
+            expires_at INTEGER,
+            etag TEXT,
+            last_modified TEXT,
+            response_date INTEGER,
+            content_type TEXT,
+            format TEXT,
+            pixel_width INTEGER,
+            pixel_height INTEGER,
+            cost INTEGER,
+            ttl_ms INTEGER,
+            response_headers BLOB,
+            source_key TEXT,
+            source_checksum INTEGER,
+            PRIMARY KEY (stored_at, digest)
+        ) WITHOUT ROWID;
+        INSERT INTO entries_by_time
+            SELECT stored_at, digest, key, byte_size, checksum, last_access, expires_at, etag, last_modified,
+                response_date, content_type, format, pixel_width, pixel_height, cost, ttl_ms, response_headers,
+                source_key, source_checksum
+            FROM entries;
+        DROP TABLE entries;
+        ALTER TABLE entries_by_time RENAME TO entries;
+        CREATE INDEX entries_by_access ON entries(last_access);
+        CREATE INDEX entries_by_expiry ON entries(expires_at) WHERE expires_at IS NOT NULL;
+        CREATE INDEX entries_by_source ON entries(source_key) WHERE source_key IS NOT NULL;
+        """,
     ]
 }

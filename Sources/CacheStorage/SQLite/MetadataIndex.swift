@@ -280,12 +280,13 @@ final class MetadataIndex: @unchecked Sendable {
         try statement.run()
     }
 
-    /// Inserts or refreshes the row for `digest`, keeping a later last-access time already recorded.
-    /// - Returns: the change to the totals (entries, bytes).
+    /// Inserts or refreshes the entry's row (see ``IndexRowKey``), keeping a later last-access
+    /// time already recorded. - Returns: the change to the totals (entries, bytes).
     @discardableResult
     func upsert(digest: KeyDigest, metadata: EntryMetadata) throws -> TotalsChange {
-        let previous = try writer.prepare("SELECT byte_size FROM entries WHERE digest = ?")
-        try digest.withBytes { try previous.bind(1, blob: $0) }
+        let row = IndexRowKey(metadata, digest: digest)
+        let previous = try writer.prepare("SELECT byte_size FROM entries WHERE stored_at = ? AND digest = ?")
+        try bind(row, to: previous)
         let oldSize: Int64? = try previous.step() ? previous.int64(0) : nil
         sqlite3_reset(previous.handle)
         let statement = try writer.prepare(
@@ -294,8 +295,8 @@ final class MetadataIndex: @unchecked Sendable {
                 last_modified, response_date, content_type, format, pixel_width, pixel_height, cost, ttl_ms,
                 response_headers, source_key, source_checksum)
             VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
-            ON CONFLICT (digest) DO UPDATE SET key = excluded.key, byte_size = excluded.byte_size,
-                checksum = excluded.checksum, stored_at = excluded.stored_at,
+            ON CONFLICT (stored_at, digest) DO UPDATE SET key = excluded.key, byte_size = excluded.byte_size,
+                checksum = excluded.checksum,
                 last_access = max(entries.last_access, excluded.last_access),
                 expires_at = excluded.expires_at, etag = excluded.etag, last_modified = excluded.last_modified,
                 response_date = excluded.response_date, content_type = excluded.content_type,
@@ -309,7 +310,7 @@ final class MetadataIndex: @unchecked Sendable {
         try statement.bind(2, metadata.key)
         try statement.bind(3, metadata.byteCount)
         try statement.bind(4, Int64(bitPattern: metadata.checksum))
-        try statement.bind(5, metadata.storedAt.millisecondsSince1970)
+        try statement.bind(5, row.storedAt)
         try statement.bind(6, attributes.expiresAt?.millisecondsSince1970)
         try statement.bind(7, attributes.etag)
         try statement.bind(8, attributes.lastModified)
@@ -331,11 +332,11 @@ final class MetadataIndex: @unchecked Sendable {
         return TotalsChange(entries: oldSize == nil ? 1 : 0, bytes: Int64(metadata.byteCount) - (oldSize ?? 0))
     }
 
-    /// Deletes the row for `digest`. - Returns: the change to the totals.
+    /// Deletes `row`. - Returns: the change to the totals.
     @discardableResult
-    func delete(digest: KeyDigest) throws -> TotalsChange {
-        let statement = try writer.prepare("DELETE FROM entries WHERE digest = ? RETURNING byte_size")
-        try digest.withBytes { try statement.bind(1, blob: $0) }
+    func delete(row: IndexRowKey) throws -> TotalsChange {
+        let statement = try writer.prepare("DELETE FROM entries WHERE stored_at = ? AND digest = ? RETURNING byte_size")
+        try bind(row, to: statement)
         var change = TotalsChange()
         while try statement.step() {
             change.entries -= 1
@@ -346,21 +347,22 @@ final class MetadataIndex: @unchecked Sendable {
 
     /// Deletes many rows with one statement (through a temporary table), which costs a third of
     /// one `DELETE` per row when an eviction removes thousands. - Returns: the change to the totals.
-    func delete(digests: [KeyDigest]) throws -> TotalsChange {
-        guard digests.count > 8 else {
+    func delete(rows: some Collection<IndexRowKey>) throws -> TotalsChange {
+        guard rows.count > 8 else {
             var change = TotalsChange()
-            for digest in digests { change += try delete(digest: digest) }
+            for row in rows { change += try delete(row: row) }
             return change
         }
-        try writer.execute("CREATE TEMP TABLE IF NOT EXISTS doomed (digest BLOB PRIMARY KEY) WITHOUT ROWID")
-        let insert = try writer.prepare("INSERT OR IGNORE INTO temp.doomed VALUES (?)")
-        for digest in digests {
-            try digest.withBytes { try insert.bind(1, blob: $0) }
+        try writer.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS doomed (stored_at INTEGER, digest BLOB, PRIMARY KEY (stored_at, digest)) WITHOUT ROWID")
+        let insert = try writer.prepare("INSERT OR IGNORE INTO temp.doomed VALUES (?, ?)")
+        for row in rows {
+            try bind(row, to: insert)
             try insert.run()
             sqlite3_reset(insert.handle)
         }
         let statement = try writer.prepare(
-            "DELETE FROM entries WHERE digest IN (SELECT digest FROM temp.doomed) RETURNING byte_size")
+            "DELETE FROM entries WHERE (stored_at, digest) IN (SELECT stored_at, digest FROM temp.doomed) RETURNING byte_size")
         var change = TotalsChange()
         while try statement.step() {
             change.entries -= 1
@@ -368,6 +370,11 @@ final class MetadataIndex: @unchecked Sendable {
         }
         try writer.execute("DELETE FROM temp.doomed")
         return change
+    }
+
+    private func bind(_ row: IndexRowKey, to statement: SQLiteStatement) throws {
+        try statement.bind(1, row.storedAt)
+        try row.digest.withBytes { try statement.bind(2, blob: $0) }
     }
 
     /// Applies the summed changes of a transaction's upserts and deletes to `totals`.
@@ -379,25 +386,23 @@ final class MetadataIndex: @unchecked Sendable {
         try statement.run()
     }
 
-    /// All digests in the index, for a full rebuild.
-    func allDigests() throws -> Set<KeyDigest> {
-        let statement = try writer.prepare("SELECT digest FROM entries")
-        var digests = Set<KeyDigest>()
+    /// Every row in the index, for a full rebuild.
+    func allRows() throws -> Set<IndexRowKey> {
+        let statement = try writer.prepare("SELECT stored_at, digest FROM entries")
+        var rows = Set<IndexRowKey>()
         while try statement.step() {
-            if let bytes = statement.bytes(0), let digest = bytes.withUnsafeBytes({ KeyDigest(bytes: $0) }) {
-                digests.insert(digest)
-            }
+            if let row = Self.row(statement, column: 0) { rows.insert(row) }
         }
-        return digests
+        return rows
     }
 
     /// Persists buffered last-access times (never moving one backwards).
-    func recordAccesses(_ accesses: [KeyDigest: Int64]) throws {
+    func recordAccesses(_ accesses: [IndexRowKey: Int64]) throws {
         let statement = try writer.prepare(
-            "UPDATE entries SET last_access = ?1 WHERE digest = ?2 AND last_access < ?1")
-        for (digest, milliseconds) in accesses {
-            try statement.bind(1, milliseconds)
-            try digest.withBytes { try statement.bind(2, blob: $0) }
+            "UPDATE entries SET last_access = ?3 WHERE stored_at = ?1 AND digest = ?2 AND last_access < ?3")
+        for (row, milliseconds) in accesses {
+            try bind(row, to: statement)
+            try statement.bind(3, milliseconds)
             try statement.run()
             sqlite3_reset(statement.handle)
         }
@@ -421,15 +426,15 @@ final class MetadataIndex: @unchecked Sendable {
         return (Int(statement.int64(0)), Int(statement.int64(1)))
     }
 
-    /// Digests to evict, expired entries first (soonest-expired first), then least recently used,
+    /// Rows to evict, expired entries first (soonest-expired first), then least recently used,
     /// until `bytesToFree` and `entriesToFree` are both covered, or, once `slice` are chosen,
     /// as soon as `required` is (the part an eviction slice must free, see `StoreCore.evict`).
     func evictionCandidates(
         bytesToFree: Int, entriesToFree: Int, now: Date,
         atMost slice: Int = .max, unlessNeededFor required: (bytes: Int, entries: Int) = (0, 0)
-    ) throws -> [KeyDigest] {
-        var chosen: [KeyDigest] = []
-        var seen = Set<KeyDigest>()
+    ) throws -> [IndexRowKey] {
+        var chosen: [IndexRowKey] = []
+        var seen = Set<IndexRowKey>()
         var freedBytes = 0
         func done() -> Bool {
             let reachedTargets = freedBytes >= bytesToFree && chosen.count >= entriesToFree
@@ -437,25 +442,30 @@ final class MetadataIndex: @unchecked Sendable {
             return reachedTargets || (chosen.count >= slice && reachedRequired)
         }
         let expired = try writer.prepare(
-            "SELECT digest, byte_size FROM entries WHERE expires_at <= ? ORDER BY expires_at")
+            "SELECT stored_at, digest, byte_size FROM entries WHERE expires_at <= ? ORDER BY expires_at")
         try expired.bind(1, now.millisecondsSince1970)
         while !done(), try expired.step() {
-            guard let digest = Self.digest(expired, column: 0) else { continue }
-            chosen.append(digest)
-            seen.insert(digest)
-            freedBytes += Int(expired.int64(1))
+            guard let row = Self.row(expired, column: 0) else { continue }
+            chosen.append(row)
+            seen.insert(row)
+            freedBytes += Int(expired.int64(2))
         }
         sqlite3_reset(expired.handle)
         guard !done() else { return chosen }
         let byAccess = try writer.prepare(
-            "SELECT digest, byte_size FROM entries ORDER BY last_access, stored_at")
+            "SELECT stored_at, digest, byte_size FROM entries ORDER BY last_access, stored_at")
         while !done(), try byAccess.step() {
-            guard let digest = Self.digest(byAccess, column: 0), !seen.contains(digest) else { continue }
-            chosen.append(digest)
-            freedBytes += Int(byAccess.int64(1))
+            guard let row = Self.row(byAccess, column: 0), !seen.contains(row) else { continue }
+            chosen.append(row)
+            freedBytes += Int(byAccess.int64(2))
         }
         sqlite3_reset(byAccess.handle)
         return chosen
+    }
+
+    /// The row key in columns `column` (stored_at) and `column + 1` (digest).
+    static func row(_ statement: SQLiteStatement, column: Int32) -> IndexRowKey? {
+        digest(statement, column: column + 1).map { IndexRowKey(storedAt: statement.int64(column), digest: $0) }
     }
 
     static func digest(_ statement: SQLiteStatement, column: Int32) -> KeyDigest? {

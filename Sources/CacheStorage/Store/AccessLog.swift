@@ -6,7 +6,7 @@ import Foundation
 /// dictionary store under a lock, and repeated reads of one entry collapse into one update.
 final class AccessLog: Sendable {
     private struct State {
-        var lastAccess: [KeyDigest: Int64] = [:]
+        var lastAccess: [IndexRowKey: Int64] = [:]
         var hits: Int64 = 0
         var misses: Int64 = 0
     }
@@ -14,18 +14,18 @@ final class AccessLog: Sendable {
     private let state = Locked(State())
 
     /// Records a hit; returns how many distinct entries wait to be persisted.
-    func recordHit(_ digest: KeyDigest, at milliseconds: Int64) -> Int {
+    func recordHit(_ row: IndexRowKey, at milliseconds: Int64) -> Int {
         state.withLock { state in
-            state.lastAccess[digest] = milliseconds
+            state.lastAccess[row] = milliseconds
             state.hits += 1
             return state.lastAccess.count
         }
     }
 
-    /// Moves `digest`'s last access without counting a hit (a read on its behalf, such as of an
+    /// Moves `row`'s last access without counting a hit (a read on its behalf, such as of an
     /// entry derived from it).
-    func recordAccess(_ digest: KeyDigest, at milliseconds: Int64) {
-        state.withLock { $0.lastAccess[digest] = milliseconds }
+    func recordAccess(_ row: IndexRowKey, at milliseconds: Int64) {
+        state.withLock { $0.lastAccess[row] = milliseconds }
     }
 
     func recordMiss() {
@@ -33,12 +33,12 @@ final class AccessLog: Sendable {
     }
 
     /// A pending access time not yet persisted, if any.
-    func pendingAccess(_ digest: KeyDigest) -> Int64? {
-        state.withLock { $0.lastAccess[digest] }
+    func pendingAccess(_ row: IndexRowKey) -> Int64? {
+        state.withLock { $0.lastAccess[row] }
     }
 
     /// Takes everything recorded so far.
-    func drain() -> (accesses: [KeyDigest: Int64], hits: Int64, misses: Int64) {
+    func drain() -> (accesses: [IndexRowKey: Int64], hits: Int64, misses: Int64) {
         state.withLock { state in
             defer { state = State() }
             return (state.lastAccess, state.hits, state.misses)

@@ -1,12 +1,13 @@
 import Foundation
 
 /// Applies entry operations inside one LMDB write transaction and remembers what they touched,
-/// so the caller can journal those digests in the same transaction.
+/// so the caller can journal those digests, and the index rows they left behind, in the same
+/// transaction.
 struct ChangeSet {
     let txn: LMDBTransaction
     let databases: BlobStore.Databases
-    private(set) var touched: [KeyDigest] = []
-    private var seen = Set<KeyDigest>()
+    private(set) var touched: [JournalItem] = []
+    private var positions: [KeyDigest: Int] = [:]
     /// Entries removed because what they were derived from was removed or replaced, and their bytes.
     private(set) var derivedRemoved = (entries: 0, bytes: 0)
     /// Whether the store holds any derived entry, asked once per transaction: without one, puts
@@ -65,7 +66,12 @@ struct ChangeSet {
     }
 
     private mutating func put(_ entry: PreparedPut) throws {
-        if try hasLinks(), let previous = try storedMetadata(entry.digest) {
+        // The row the entry had in the index stays behind when the new record is stored at
+        // another time (see `IndexRowKey`): the journal names it for the replay to delete.
+        let previousRecord = try entry.digest.withBytes { try txn.get(databases.records, key: $0) }
+        let previousRow = previousRecord.flatMap { IndexRowKey(record: $0, digest: entry.digest) }
+        let newRow = entry.record.withUnsafeBytes { IndexRowKey(record: $0, digest: entry.digest) }
+        if try hasLinks(), let previous = previousRecord.flatMap(EntryRecord.decode) {
             try unlink(previous, digest: entry.digest)
             // Other bytes under the key: what was derived from the old ones goes.
             if previous.checksum != entry.checksum || previous.byteCount != entry.data.count {
@@ -82,7 +88,7 @@ struct ChangeSet {
             try entry.record.withUnsafeBytes { try txn.put(databases.records, key: key, value: $0) }
             try entry.data.withUnsafeBytes { try txn.put(databases.blobs, key: key, value: $0) }
         }
-        touch(entry.digest)
+        touch(entry.digest, leaving: previousRow == newRow ? nil : previousRow)
     }
 
     private mutating func update(key: String, attributes: EntryAttributes) throws -> Bool {
@@ -102,8 +108,10 @@ struct ChangeSet {
     /// count when there was an entry (derived entries removed with it are journaled, not counted).
     mutating func delete(_ digest: KeyDigest) throws -> Int? {
         let linked = try hasLinks()
+        var row: IndexRowKey?
         let size: Int? = try digest.withBytes { key in
             let record = try txn.get(databases.records, key: key)
+            row = record.flatMap { IndexRowKey(record: $0, digest: digest) }
             let previous = record.flatMap(EntryRecord.decode)
             if linked, let previous { try unlink(previous, digest: digest) }
             let size = previous?.byteCount ?? (record == nil ? nil : 0)
@@ -111,7 +119,7 @@ struct ChangeSet {
             let hadBlob = try txn.delete(databases.blobs, key: key)
             return hadRecord || hadBlob ? (size ?? 0) : nil
         }
-        if size != nil { touch(digest) }
+        if size != nil { touch(digest, leaving: row) }
         if linked { try deleteDependents(of: digest) }
         return size
     }
@@ -190,7 +198,16 @@ struct ChangeSet {
         }
     }
 
-    private mutating func touch(_ digest: KeyDigest) {
-        if seen.insert(digest).inserted { touched.append(digest) }
+    /// Journals `digest`, and the index row `left` behind by a deletion or replacement.
+    private mutating func touch(_ digest: KeyDigest, leaving left: IndexRowKey? = nil) {
+        let position: Int
+        if let known = positions[digest] {
+            position = known
+        } else {
+            position = touched.count
+            positions[digest] = position
+            touched.append(JournalItem(digest: digest))
+        }
+        if let left, !touched[position].rowsLeft.contains(left.storedAt) { touched[position].rowsLeft.append(left.storedAt) }
     }
 }

@@ -452,7 +452,7 @@ final class StoreCore: Sendable {
     }
 
     /// Deletes `victims` from LMDB and their rows from the index, the index committing last.
-    private func removeInOneSlice(_ victims: [KeyDigest]) throws -> WriteOutcome {
+    private func removeInOneSlice(_ victims: [IndexRowKey]) throws -> WriteOutcome {
         // The index rows go on a second thread while LMDB deletes the records on this one. SQLite
         // commits only after LMDB has: a crash in between leaves rows that the next catch-up
         // removes, never an entry without its row.
@@ -463,16 +463,16 @@ final class StoreCore: Sendable {
             let rowsDone = DispatchSemaphore(value: 0)
             let index = index
             DispatchQueue.global(qos: .userInitiated).async {
-                let result = Result { try index.delete(digests: victims) }
+                let result = Result { try index.delete(rows: victims) }
                 rows.withLock { $0 = result }
                 rowsDone.signal()
             }
-            let removed = Result { try removeDigests(victims) }
+            let removed = Result { try removeDigests(victims.map(\.digest)) }
             rowsDone.wait()
             let change = try rows.withLock { $0! }.get()
             let outcome = try removed.get()
             try index.adjustTotals(change)
-            let head = try mirror.catchUpInTransaction(removedRows: Set(victims))
+            let head = try mirror.catchUpInTransaction(removedRows: Set(victims.map(\.digest)))
             try index.writer.execute("COMMIT")
             appliedSequence.withLock { $0 = head }
             return outcome

@@ -52,12 +52,12 @@ extension LMDBTransaction {
         }
     }
 
-    /// Appends `digests` to the journal and advances `info.nextSequence`.
-    func appendJournal(_ digests: some Sequence<KeyDigest>, info: inout StoreInfo, _ databases: BlobStore.Databases) throws {
-        for digest in digests {
+    /// Appends `items` to the journal and advances `info.nextSequence`.
+    func appendJournal(_ items: some Sequence<JournalItem>, info: inout StoreInfo, _ databases: BlobStore.Databases) throws {
+        for item in items {
             let sequence = info.nextSequence.bigEndian
             _ = try withUnsafeBytes(of: sequence) { key in
-                try digest.withBytes { try put(databases.journal, key: key, value: $0) }
+                try item.encoded.withUnsafeBytes { try put(databases.journal, key: key, value: $0) }
             }
             info.nextSequence += 1
         }
@@ -83,13 +83,40 @@ extension LMDBTransaction {
     /// Digests journaled after `sequence`, up to the head.
     func journalDigests(after sequence: UInt64, _ databases: BlobStore.Databases) throws -> Set<KeyDigest> {
         var digests = Set<KeyDigest>()
+        try forEachJournalItem(after: sequence, databases) { digests.insert($0.digest) }
+        return digests
+    }
+
+    /// Items journaled after `sequence`, merged by digest (replay is order-free); nil when an item
+    /// cannot name the rows it removed (see ``JournalItem``), so the index must be rebuilt.
+    func journalItems(after sequence: UInt64, _ databases: BlobStore.Databases) throws -> [JournalItem]? {
+        var items: [KeyDigest: JournalItem] = [:]
+        var order: [KeyDigest] = []
+        var readable = true
+        try forEachJournalItem(after: sequence, databases) { decoded in
+            guard case let .item(item) = decoded else {
+                readable = false
+                return
+            }
+            if items[item.digest] == nil {
+                order.append(item.digest)
+                items[item.digest] = item
+            } else {
+                items[item.digest]!.rowsLeft += item.rowsLeft
+            }
+        }
+        return readable ? order.map { items[$0]! } : nil
+    }
+
+    private func forEachJournalItem(
+        after sequence: UInt64, _ databases: BlobStore.Databases, _ body: (JournalItem.Decoded) -> Void
+    ) throws {
         let start = (sequence + 1).bigEndian
         try withUnsafeBytes(of: start) { startKey in
             try forEach(databases.journal, from: startKey) { _, value in
-                if let digest = KeyDigest(bytes: value) { digests.insert(digest) }
+                if let decoded = JournalItem.decode(value) { body(decoded) }
                 return true
             }
         }
-        return digests
     }
 }

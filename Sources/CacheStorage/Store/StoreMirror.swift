@@ -3,11 +3,13 @@ import Logging
 
 /// Brings the SQLite index up to date with LMDB, which is where an entry's commit happens.
 ///
-/// It replays the digests journaled since the index's `applied_seq`, reading each one's current
-/// record: present means upsert, absent means delete. Replay is idempotent and order-free, so any
-/// process may catch up for all of them, after any crash. When the journal cannot vouch for the
-/// gap (the index is from another store, is ahead of LMDB, or fell behind a trim), it rebuilds the
-/// index from LMDB's records instead.
+/// It replays the items journaled since the index's `applied_seq`: each digest's current record,
+/// if present, is upserted at its row, and the rows the item names as left behind (by a deletion,
+/// or a replacement stored at another time; see ``JournalItem``) are deleted. Replay is idempotent
+/// and order-free, so any process may catch up for all of them, after any crash. When the journal
+/// cannot vouch for the gap (the index is from another store, is ahead of LMDB, fell behind a
+/// trim, or holds items from a version that could not name its rows), it rebuilds the index from
+/// LMDB's records instead.
 struct StoreMirror {
     let blobs: BlobStore
     let index: MetadataIndex
@@ -15,7 +17,7 @@ struct StoreMirror {
 
     /// Catches up inside one SQLite write transaction; returns the sequence now mirrored.
     @discardableResult
-    func catchUp(accesses: [KeyDigest: Int64] = [:], counters: [String: Int64] = [:], forceRebuild: Bool = false)
+    func catchUp(accesses: [IndexRowKey: Int64] = [:], counters: [String: Int64] = [:], forceRebuild: Bool = false)
         throws -> UInt64
     {
         try index.writer.transaction {
@@ -26,7 +28,7 @@ struct StoreMirror {
     /// The same, inside a write transaction the caller holds. `removedRows` are digests whose rows
     /// the caller already deleted in it: when their records are still absent, replay skips them.
     func catchUpInTransaction(
-        accesses: [KeyDigest: Int64] = [:], counters: [String: Int64] = [:], forceRebuild: Bool = false,
+        accesses: [IndexRowKey: Int64] = [:], counters: [String: Int64] = [:], forceRebuild: Bool = false,
         removedRows: Set<KeyDigest> = []
     ) throws -> UInt64 {
         do {
@@ -34,9 +36,11 @@ struct StoreMirror {
             let head: UInt64 = try blobs.read { txn in
                 guard let info = try txn.storeInfo(blobs.databases) else { return 0 }
                 let sameStore = state.storeID == info.storeID
-                if forceRebuild || !sameStore || state.appliedSequence > info.head
-                    || state.appliedSequence < info.trimmedThrough
-                {
+                let journalUsable = sameStore && state.appliedSequence <= info.head
+                    && state.appliedSequence >= info.trimmedThrough
+                let items = journalUsable && !forceRebuild && state.appliedSequence < info.head
+                    ? try txn.journalItems(after: state.appliedSequence, blobs.databases) : []
+                if forceRebuild || !journalUsable || items == nil {
                     if !forceRebuild && state.storeID != nil {
                         logger.notice(
                             "Rebuilding the metadata index from the blob store",
@@ -48,18 +52,22 @@ struct StoreMirror {
                     try index.adjustTotals(rebuild(txn))
                 } else if state.appliedSequence < info.head {
                     var change = TotalsChange()
-                    var absent: [KeyDigest] = []
-                    for digest in try txn.journalDigests(after: state.appliedSequence, blobs.databases) {
+                    var leftBehind: [IndexRowKey] = []
+                    for item in items ?? [] {
+                        let digest = item.digest
                         let record = try digest.withBytes { try txn.get(blobs.databases.records, key: $0) }
                         if record == nil && removedRows.contains(digest) { continue }
-                        if let record, let metadata = EntryRecord.decode(record) {
-                            change += try index.upsert(digest: digest, metadata: metadata)
-                        } else {
-                            // Absent, or a record this version cannot read: not an entry to list.
-                            absent.append(digest)
+                        // A record this version cannot read is not an entry to list: its row goes.
+                        let metadata = record.flatMap(EntryRecord.decode)
+                        let current = metadata.map { IndexRowKey($0, digest: digest) }
+                        if let metadata { change += try index.upsert(digest: digest, metadata: metadata) }
+                        let unreadable = metadata == nil ? record.flatMap { IndexRowKey(record: $0, digest: digest) } : nil
+                        for storedAt in item.rowsLeft + (unreadable.map { [$0.storedAt] } ?? []) {
+                            let row = IndexRowKey(storedAt: storedAt, digest: digest)
+                            if row != current { leftBehind.append(row) }
                         }
                     }
-                    change += try index.delete(digests: absent)
+                    change += try index.delete(rows: leftBehind)
                     try index.adjustTotals(change)
                 }
                 // Written only when it moved: a catch-up with nothing to do writes nothing, so
@@ -76,16 +84,16 @@ struct StoreMirror {
     }
 
     private func rebuild(_ txn: LMDBTransaction) throws -> TotalsChange {
-        var stale = try index.allDigests()
+        var stale = try index.allRows()
         var change = TotalsChange()
         try txn.forEach(blobs.databases.records) { key, value in
             if let digest = KeyDigest(bytes: key), let metadata = EntryRecord.decode(value) {
                 change += try index.upsert(digest: digest, metadata: metadata)
-                stale.remove(digest)
+                stale.remove(IndexRowKey(metadata, digest: digest))
             }
             return true
         }
-        change += try index.delete(digests: Array(stale))
+        change += try index.delete(rows: stale)
         return change
     }
 }
