@@ -3,9 +3,9 @@ import Foundation
 
 /// The store-wide values LMDB keeps in its `info` database, and the change journal.
 ///
-/// Every LMDB write transaction appends the digests it touched to the journal under increasing
-/// sequence numbers; SQLite records the last sequence it mirrored. Entries at or below that are
-/// trimmed. That makes the SQLite index a replayable mirror of LMDB, whatever instant a process dies.
+/// Every LMDB write transaction appends the digests it touched (with the index rows it left
+/// behind, see ``JournalItem``) to the journal under increasing sequence numbers; SQLite records
+/// the last sequence it mirrored. Entries at or below that are trimmed. That makes the SQLite index a replayable mirror of LMDB, whatever instant a process dies.
 struct StoreInfo: Equatable {
     /// The on-disk layout this code writes; a store with a higher number comes from a newer version.
     static let currentFormat: UInt32 = 1
