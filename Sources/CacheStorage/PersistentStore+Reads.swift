@@ -93,8 +93,11 @@ extension PersistentStore {
             guard let storedKey = EntryRecord.key(in: record), storedKey.elementsEqual(key.utf8) else {
                 return nil
             }
+            let location = BlobLocation(record: record, digest: digest)
+            // In the blob log, which another process created after this one opened: a miss, not damage.
+            guard location.database(databases) != nil else { return nil }
             guard let metadata = EntryRecord.decode(record),
-                let blob = try txn.get(databases.blobs, key: digestBytes), blob.count == metadata.byteCount
+                let blob = try txn.blob(at: location, databases), blob.count == metadata.byteCount
             else {
                 damaged = true
                 return nil

@@ -135,10 +135,10 @@ struct IndexRowTests {
             let blobs = store.core.blobs
             try blobs.write { txn in
                 let digest = KeyDigest(key: Self.key("c"))
-                let deleted = try digest.withBytes { key in
-                    try txn.delete(blobs.databases.records, key: key) && txn.delete(blobs.databases.blobs, key: key)
-                }
-                #expect(deleted)
+                let location = try txn.blobLocation(of: digest, blobs.databases)
+                let deletedBlob = try txn.deleteBlob(at: location, blobs.databases)
+                let deletedRecord = try digest.withBytes { try txn.delete(blobs.databases.records, key: $0) }
+                #expect(deletedBlob && deletedRecord)
                 var info = try #require(try txn.storeInfo(blobs.databases))
                 let sequence = info.nextSequence.bigEndian
                 try withUnsafeBytes(of: sequence) { key in

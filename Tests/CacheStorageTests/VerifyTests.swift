@@ -19,12 +19,14 @@ struct VerifyTests {
         #expect(try await store.verify().isClean)
         let blobs = store.core.blobs
         try blobs.write { txn in
-            try KeyDigest(key: Self.key(3)).withBytes { _ = try txn.delete(blobs.databases.blobs, key: $0) }
+            let databases = blobs.databases
+            let deleted = try txn.deleteBlob(at: txn.blobLocation(of: KeyDigest(key: Self.key(3)), databases), databases)
+            #expect(deleted)
             var flipped = TestPayload.bytes(for: Self.key(5))!
             flipped[100] ^= 0x01
-            try KeyDigest(key: Self.key(5)).withBytes { digest in
-                try flipped.withUnsafeBytes { try txn.put(blobs.databases.blobs, key: digest, value: $0) }
-            }
+            let location = try txn.blobLocation(of: KeyDigest(key: Self.key(5)), databases)
+            guard let database = location.database(databases) else { throw StorageError.closed }
+            try location.withKey { key in try flipped.withUnsafeBytes { try txn.put(database, key: key, value: $0) } }
         }
         let report = try await store.verify()
         #expect(report.problems.contains(.missingBlob(key: Self.key(3))))
@@ -47,7 +49,8 @@ struct VerifyTests {
         let store = try await Self.populated(folder)
         let blobs = store.core.blobs
         try blobs.write { txn in
-            try KeyDigest(key: Self.key(1)).withBytes { _ = try txn.delete(blobs.databases.blobs, key: $0) }
+            let deleted = try txn.deleteBlob(at: txn.blobLocation(of: KeyDigest(key: Self.key(1)), blobs.databases), blobs.databases)
+            #expect(deleted)
         }
         #expect(try store.get(Self.key(1)) == nil)
         try await store.flush()

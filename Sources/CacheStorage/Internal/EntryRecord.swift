@@ -12,6 +12,9 @@ package enum EntryRecord {
         /// Added with derived entries: a record without it reads as before; a version that
         /// predates it reads a derived entry's record as damaged (and so never serves it).
         case source
+        /// Added with the blob log: the number of the entry's blob there (see ``BlobLocation``),
+        /// always the record's last 8 bytes. Set by the writer, which numbers blobs as it commits.
+        case blobNumber
     }
 
     package static func encode(_ metadata: EntryMetadata) -> [UInt8] {
@@ -97,12 +100,45 @@ package enum EntryRecord {
             guard let key = reader.readString(), let checksum = reader.readUInt64() else { return nil }
             source = EntrySource(key: key, checksum: checksum)
         }
+        if has(.blobNumber) {
+            guard reader.readUInt64() != nil else { return nil }
+        }
         guard ok, reader.isAtEnd, byteCount <= UInt64(Int.max) else { return nil }
         let stored = Date(millisecondsSince1970: storedAt)
         return EntryMetadata(
             key: key, byteCount: Int(byteCount), checksum: checksum, storedAt: stored, lastAccess: stored,
             attributes: attributes, source: source)
     }
+
+    /// The number of the entry's blob in the blob log, if the record names one (see ``BlobLocation``).
+    /// Reads the fixed head and the last 8 bytes only, so a record damaged between them still names it.
+    static func blobNumber(in buffer: UnsafeRawBufferPointer) -> UInt64? {
+        var reader = ByteReader(buffer)
+        guard reader.readUInt8() == version, let key = reader.readSlice(), reader.readUInt64() != nil,
+            reader.readUInt64() != nil, reader.readInt64() != nil, let present = reader.readUInt16(),
+            present & (1 << Field.blobNumber.rawValue) != 0, buffer.count >= headBytes(keyBytes: key.count) + 8
+        else { return nil }
+        return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: buffer.count - 8, as: UInt64.self))
+    }
+
+    /// `record` naming blob `number` in the blob log (replacing a number it named already).
+    static func naming(blobNumber number: UInt64, in record: [UInt8]) -> [UInt8] {
+        var bytes = record
+        let named = bytes.withUnsafeBytes { blobNumber(in: $0) } != nil
+        if named { bytes.removeLast(8) }
+        let keyBytes = bytes.withUnsafeBytes { key(in: $0)?.count } ?? 0
+        let maskOffset = headBytes(keyBytes: keyBytes) - 2
+        guard bytes.count >= maskOffset + 2 else { return record }
+        let mask = UInt16(bytes[maskOffset]) | UInt16(bytes[maskOffset + 1]) << 8 | 1 << Field.blobNumber.rawValue
+        bytes[maskOffset] = UInt8(truncatingIfNeeded: mask)
+        bytes[maskOffset + 1] = UInt8(truncatingIfNeeded: mask >> 8)
+        withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// Bytes before the first optional field: version, key length and key, byte count, checksum,
+    /// stored-at, the presence mask.
+    private static func headBytes(keyBytes: Int) -> Int { 1 + 4 + keyBytes + 8 + 8 + 8 + 2 }
 
     /// Reads only the stored-at time, from the record's fixed head (see ``IndexRowKey``).
     static func storedAt(in buffer: UnsafeRawBufferPointer) -> Date? {

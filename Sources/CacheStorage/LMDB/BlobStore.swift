@@ -7,7 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The LMDB environment: entry records, blobs, the change journal and store info.
+/// The LMDB environment: entry records, blobs (in the blob log, or by digest from before it), the
+/// change journal and store info.
 ///
 /// Concurrency: LMDB is opened with `MDB_NOTLS`, so read transactions may run on any thread, and
 /// reset read transactions are pooled (`readPool`, guarded by its lock). Write transactions come
@@ -25,6 +26,10 @@ final class BlobStore: @unchecked Sendable {
         /// entry's, values empty. Nil in a store from before derived entries (which has none)
         /// opened read-only, or opened on a disk too full to create it: derived puts are refused.
         let dependents: MDB_dbi?
+        /// Blobs under 8-byte big-endian numbers, in the order they were written (see
+        /// ``BlobLocation``). Nil in a store from before the log opened read-only, or opened on a
+        /// disk too full to create it: puts then write their blobs under their digests, as before.
+        let blobLog: MDB_dbi?
     }
 
     /// Why the environment could not be opened: damaged files, or an ordinary failure.
@@ -161,15 +166,19 @@ final class BlobStore: @unchecked Sendable {
             }
             handles.append(dbi)
         }
-        // Opened, not created, here: a store from before derived entries lacks it (see below).
-        var dependents: MDB_dbi = 0
-        code = mdb_dbi_open(txn, "dependents", 0, &dependents)
-        let hasDependents = code == 0
-        if code != 0 && code != MDB_NOTFOUND {
-            mdb_txn_abort(txn)
-            throw LMDBError.meansCorruption(code) || code == EINVAL
-                ? .damaged("cannot open database 'dependents': \(String(cString: mdb_strerror(code)))")
-                : .failed(LMDBError.error(code, "open database dependents"))
+        // Opened, not created, here: a store from before derived entries or the blob log lacks
+        // them (see `createDatabase`).
+        var added: [String: MDB_dbi] = [:]
+        for name in ["dependents", "blob_log"] {
+            var dbi: MDB_dbi = 0
+            code = mdb_dbi_open(txn, name, 0, &dbi)
+            if code == 0 { added[name] = dbi }
+            if code != 0 && code != MDB_NOTFOUND {
+                mdb_txn_abort(txn)
+                throw LMDBError.meansCorruption(code) || code == EINVAL
+                    ? .damaged("cannot open database '\(name)': \(String(cString: mdb_strerror(code)))")
+                    : .failed(LMDBError.error(code, "open database \(name)"))
+            }
         }
         // Nothing was written when every database existed: this commit needs no free space.
         code = mdb_txn_commit(txn)
@@ -178,23 +187,28 @@ final class BlobStore: @unchecked Sendable {
                 ? .damaged(String(cString: mdb_strerror(code)))
                 : .failed(LMDBError.error(code, "commit the opening transaction"))
         }
+        func opened(_ name: String) throws(OpenFailure) -> MDB_dbi? {
+            if let dbi = added[name] { return dbi }
+            return readOnly ? nil : try createDatabase(env, name)
+        }
         return Databases(
             records: handles[0], blobs: handles[1], journal: handles[2], info: handles[3],
-            dependents: hasDependents ? dependents : readOnly ? nil : try createDependents(env))
+            dependents: try opened("dependents"), blobLog: try opened("blob_log"))
     }
 
-    /// Creates the database of derived entries in a store from before they existed. A disk too full
-    /// for that one page must not keep the store from opening (reads need none of it): it is then
-    /// left out, derived puts are refused until the store is opened with room, and nothing is lost.
-    private static func createDependents(_ env: OpaquePointer) throws(OpenFailure) -> MDB_dbi? {
+    /// Creates a database that a store from before it lacks (`dependents`, `blob_log`). A disk too
+    /// full for that one page must not keep the store from opening (reads need neither): it is then
+    /// left out (derived puts are refused, blobs are written under their digests) until the store
+    /// is opened with room, and nothing is lost.
+    private static func createDatabase(_ env: OpaquePointer, _ name: String) throws(OpenFailure) -> MDB_dbi? {
         var txn: OpaquePointer?
         var code = mdb_txn_begin(env, nil, 0, &txn)
-        guard code == 0, let txn else { throw .failed(LMDBError.error(code, "begin creating database dependents")) }
+        guard code == 0, let txn else { throw .failed(LMDBError.error(code, "begin creating database \(name)")) }
         var dbi: MDB_dbi = 0
-        code = mdb_dbi_open(txn, "dependents", UInt32(MDB_CREATE), &dbi)
+        code = mdb_dbi_open(txn, name, UInt32(MDB_CREATE), &dbi)
         if code == 0 { code = mdb_txn_commit(txn) } else { mdb_txn_abort(txn) }
         if code == 0 { return dbi }
-        let error = LMDBError.error(code, "create database dependents")
+        let error = LMDBError.error(code, "create database \(name)")
         if [ENOSPC, EDQUOT, EFBIG, MDB_MAP_FULL].contains(code) || error.isOutOfSpace { return nil }
         throw LMDBError.meansCorruption(code) ? .damaged(String(cString: mdb_strerror(code))) : .failed(error)
     }

@@ -15,10 +15,12 @@ struct LMDBTransaction {
         return UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
     }
 
-    func put(_ database: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws {
+    /// Stores `value` under `key`; `flags` as `mdb_put` takes them (`MDB_APPEND` for a key known
+    /// to sort after every other).
+    func put(_ database: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: UInt32 = 0) throws {
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var dataValue = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        try LMDBError.check(mdb_put(handle, database, &keyValue, &dataValue, 0), "write an entry")
+        try LMDBError.check(mdb_put(handle, database, &keyValue, &dataValue, flags), "write an entry")
     }
 
     /// Deletes `key`; returns whether it existed.
@@ -34,6 +36,19 @@ struct LMDBTransaction {
     /// Empties `database`, keeping it open.
     func empty(_ database: MDB_dbi) throws {
         try LMDBError.check(mdb_drop(handle, database, 0), "empty a database")
+    }
+
+    /// The last key in `database`, or nil when it is empty.
+    func lastKey(_ database: MDB_dbi) throws -> UnsafeRawBufferPointer? {
+        var cursor: OpaquePointer?
+        try LMDBError.check(mdb_cursor_open(handle, database, &cursor), "open a cursor")
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var value = MDB_val()
+        let code = mdb_cursor_get(cursor, &key, &value, MDB_LAST)
+        if code == MDB_NOTFOUND { return nil }
+        try LMDBError.check(code, "find the last key")
+        return UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
     }
 
     /// Number of keys in `database`.

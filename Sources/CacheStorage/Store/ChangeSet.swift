@@ -1,3 +1,4 @@
+import CLMDB
 import Foundation
 
 /// Applies entry operations inside one LMDB write transaction and remembers what they touched,
@@ -14,6 +15,10 @@ struct ChangeSet {
     /// and deletions skip reading the previous record and searching for dependents (the hot
     /// path of a store that keeps no thumbnails, and of a mass eviction).
     private var linksExist: Bool?
+    /// The next number in the blob log, read from its last key at the first put (see ``BlobLocation``).
+    private var nextBlobNumber: UInt64?
+    /// Whether a put wrote to the blob log: the store's format then says so (see ``StoreInfo``).
+    private(set) var wroteToBlobLog = false
 
     init(txn: LMDBTransaction, databases: BlobStore.Databases) {
         self.txn = txn
@@ -60,6 +65,9 @@ struct ChangeSet {
             }
             return .removed(
                 entries: entries + derivedRemoved.entries - before.entries, bytes: bytes + derivedRemoved.bytes - before.bytes)
+        case let .removeOrphanedLogBlobs(numbers):
+            for number in numbers { try txn.deleteBlob(at: .log(number), databases) }
+            return .removed(entries: 0, bytes: 0)
         case .removeAll, .evict, .flush, .rebuildIndex, .compact:
             return .done
         }
@@ -70,6 +78,8 @@ struct ChangeSet {
         // another time (see `IndexRowKey`): the journal names it for the replay to delete.
         let previousRecord = try entry.digest.withBytes { try txn.get(databases.records, key: $0) }
         let previousRow = previousRecord.flatMap { IndexRowKey(record: $0, digest: entry.digest) }
+        // Read before anything is written: LMDB's buffers die with the transaction's next write.
+        let previousBlob = previousRecord.map { BlobLocation(record: $0, digest: entry.digest) }
         let newRow = entry.record.withUnsafeBytes { IndexRowKey(record: $0, digest: entry.digest) }
         if try hasLinks(), let previous = previousRecord.flatMap(EntryRecord.decode) {
             try unlink(previous, digest: entry.digest)
@@ -84,10 +94,26 @@ struct ChangeSet {
             }
             linksExist = true
         }
-        try entry.digest.withBytes { key in
-            try entry.record.withUnsafeBytes { try txn.put(databases.records, key: key, value: $0) }
-            try entry.data.withUnsafeBytes { try txn.put(databases.blobs, key: key, value: $0) }
+        var record = entry.record
+        let blob: BlobLocation
+        if let log = databases.blobLog {
+            let number = try takeBlobNumber(log)
+            blob = .log(number)
+            record = EntryRecord.naming(blobNumber: number, in: record)
+            try blob.withKey { key in
+                try entry.data.withUnsafeBytes { try txn.put(log, key: key, value: $0, flags: UInt32(MDB_APPEND)) }
+            }
+            wroteToBlobLog = true
+        } else {
+            blob = .digest(entry.digest)
+            try entry.digest.withBytes { key in
+                try entry.data.withUnsafeBytes { try txn.put(databases.blobs, key: key, value: $0) }
+            }
         }
+        try entry.digest.withBytes { key in
+            try record.withUnsafeBytes { try txn.put(databases.records, key: key, value: $0) }
+        }
+        if let previousBlob, previousBlob != blob { try txn.deleteBlob(at: previousBlob, databases) }
         touch(entry.digest, leaving: previousRow == newRow ? nil : previousRow)
     }
 
@@ -96,7 +122,8 @@ struct ChangeSet {
         let record = try digest.withBytes { try txn.get(databases.records, key: $0) }
         guard let record, var metadata = EntryRecord.decode(record), metadata.key == key else { return false }
         metadata.attributes = attributes
-        let encoded = EntryRecord.encode(metadata)
+        var encoded = EntryRecord.encode(metadata)
+        if let number = EntryRecord.blobNumber(in: record) { encoded = EntryRecord.naming(blobNumber: number, in: encoded) }
         try digest.withBytes { digestBytes in
             try encoded.withUnsafeBytes { try txn.put(databases.records, key: digestBytes, value: $0) }
         }
@@ -112,11 +139,12 @@ struct ChangeSet {
         let size: Int? = try digest.withBytes { key in
             let record = try txn.get(databases.records, key: key)
             row = record.flatMap { IndexRowKey(record: $0, digest: digest) }
+            let blob = BlobLocation(record: record, digest: digest)
             let previous = record.flatMap(EntryRecord.decode)
             if linked, let previous { try unlink(previous, digest: digest) }
             let size = previous?.byteCount ?? (record == nil ? nil : 0)
             let hadRecord = try txn.delete(databases.records, key: key)
-            let hadBlob = try txn.delete(databases.blobs, key: key)
+            let hadBlob = try txn.deleteBlob(at: blob, databases)
             return hadRecord || hadBlob ? (size ?? 0) : nil
         }
         if size != nil { touch(digest, leaving: row) }
@@ -189,13 +217,23 @@ struct ChangeSet {
     private func isDamaged(_ digest: KeyDigest) throws -> Bool {
         try digest.withBytes { key in
             let record = try txn.get(databases.records, key: key)
-            let blob = try txn.get(databases.blobs, key: key)
+            let location = BlobLocation(record: record, digest: digest)
+            // A log blob this process cannot see (the log was created after it opened) is not damage.
+            guard location.database(databases) != nil else { return false }
+            let blob = try txn.blob(at: location, databases)
             guard let record else { return blob != nil }
             guard let metadata = EntryRecord.decode(record), KeyDigest(key: metadata.key) == digest, let blob else {
                 return true
             }
             return blob.count != metadata.byteCount || XXHash64.hash(blob) != metadata.checksum
         }
+    }
+
+    /// The next blob log number: one past the log's last key, then counting within the transaction.
+    private mutating func takeBlobNumber(_ log: MDB_dbi) throws -> UInt64 {
+        let number = try nextBlobNumber ?? ((try txn.lastKey(log)).flatMap(BlobLocation.number(fromKey:)) ?? 0) + 1
+        nextBlobNumber = number + 1
+        return number
     }
 
     /// Journals `digest`, and the index row `left` behind by a deletion or replacement.

@@ -172,6 +172,8 @@ final class StoreCore: Sendable {
                     try txn.trimJournal(through: trimThrough, info: &info, self.blobs.databases)
                     var changes = ChangeSet(txn: txn, databases: self.blobs.databases)
                     let outcomes = try items.map { try changes.apply($0.operation) }
+                    // A version that cannot find blobs in the log must not open the store.
+                    if changes.wroteToBlobLog { info.format = max(info.format, StoreInfo.blobLogFormat) }
                     try txn.appendJournal(changes.touched, info: &info, self.blobs.databases)
                     try txn.writeStoreInfo(info, self.blobs.databases)
                     return outcomes
@@ -281,7 +283,7 @@ final class StoreCore: Sendable {
                 result = .success(.done)
             case .compact:
                 result = .success(try compact())
-            case .put, .update, .remove, .removeIfDamaged:
+            case .put, .update, .remove, .removeIfDamaged, .removeOrphanedLogBlobs:
                 result = .failure(StorageError.closed)  // never routed here
             }
         } catch {
@@ -425,7 +427,7 @@ final class StoreCore: Sendable {
     /// Whether the operation is one of those a group commit runs together.
     static func commitsInGroup(_ operation: WriteOperation) -> Bool {
         switch operation {
-        case .put, .update, .remove, .removeIfDamaged: true
+        case .put, .update, .remove, .removeIfDamaged, .removeOrphanedLogBlobs: true
         default: false
         }
     }
@@ -526,6 +528,7 @@ final class StoreCore: Sendable {
             var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
             try txn.empty(blobs.databases.records)
             try txn.empty(blobs.databases.blobs)
+            if let log = blobs.databases.blobLog { try txn.empty(log) }
             try txn.empty(blobs.databases.journal)
             if let dependents = blobs.databases.dependents { try txn.empty(dependents) }
             info.nextSequence += 1

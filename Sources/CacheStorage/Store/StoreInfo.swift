@@ -7,8 +7,13 @@ import Foundation
 /// behind, see ``JournalItem``) to the journal under increasing sequence numbers; SQLite records
 /// the last sequence it mirrored. Entries at or below that are trimmed. That makes the SQLite index a replayable mirror of LMDB, whatever instant a process dies.
 struct StoreInfo: Equatable {
-    /// The on-disk layout this code writes; a store with a higher number comes from a newer version.
-    static let currentFormat: UInt32 = 1
+    /// The newest on-disk layout this code reads and writes; a store with a higher number comes from
+    /// a newer version.
+    static let currentFormat: UInt32 = blobLogFormat
+    /// The layout with the blob log (see ``BlobLocation``): 1 had every blob under its digest, and a
+    /// version that reads only that would take entries whose blobs are in the log for damaged.
+    /// Written by the first commit that puts a blob in the log.
+    static let blobLogFormat: UInt32 = 2
 
     var storeID: [UInt8]
     var nextSequence: UInt64

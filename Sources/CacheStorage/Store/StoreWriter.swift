@@ -156,6 +156,9 @@ enum WriteOperation: Sendable {
     case remove([String])
     /// Removes entries whose blob is missing or does not match the record (checked again here).
     case removeIfDamaged([KeyDigest])
+    /// Removes blobs from the blob log that no record names (found by `verify`): a number is
+    /// never given again while it is in the log, so no record can come to name one meanwhile.
+    case removeOrphanedLogBlobs([UInt64])
     case removeAll
     case evict(toBytes: Int?, toEntries: Int?)
     /// Persists recorded reads and, in relaxed durability, syncs to disk.
@@ -167,7 +170,7 @@ enum WriteOperation: Sendable {
     /// Whether the operation only removes entries (and so frees space rather than taking it).
     var isRemoval: Bool {
         switch self {
-        case .remove, .removeIfDamaged: true
+        case .remove, .removeIfDamaged, .removeOrphanedLogBlobs: true
         default: false
         }
     }
@@ -179,6 +182,7 @@ enum WriteOperation: Sendable {
         case let .put(entries): entries.reduce(0) { $0 + $1.data.count }
         case let .remove(keys): keys.count * 4096
         case let .removeIfDamaged(digests): digests.count * 4096
+        case let .removeOrphanedLogBlobs(numbers): numbers.count * 4096
         default: 0
         }
     }

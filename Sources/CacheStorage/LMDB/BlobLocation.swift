@@ -1,0 +1,66 @@
+import CLMDB
+
+/// Where an entry's bytes live: in the blob log under the number its record names, or, for a
+/// record from before the log, in `blobs` under the entry's digest.
+///
+/// The log keys blobs by numbers given in the order they were written, so a batch of puts appends
+/// its blobs to the log's last pages (`MDB_APPEND`) instead of writing a random leaf of a
+/// digest-keyed tree for each, and eviction, which takes the oldest first, deletes them from the
+/// front. The record stays under the digest: a read finds it there, then the blob by its number.
+enum BlobLocation: Equatable {
+    case log(UInt64)
+    case digest(KeyDigest)
+
+    /// Where the entry whose record is `record` keeps its bytes. A record that does not name a
+    /// number (from before the log, absent, or too damaged to say) points at the digest.
+    init(record: UnsafeRawBufferPointer?, digest: KeyDigest) {
+        if let record, let number = EntryRecord.blobNumber(in: record) {
+            self = .log(number)
+        } else {
+            self = .digest(digest)
+        }
+    }
+
+    /// The key under which the blob is stored in its database.
+    func withKey<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        switch self {
+        case let .log(number): try withUnsafeBytes(of: number.bigEndian) { try body($0) }
+        case let .digest(digest): try digest.withBytes(body)
+        }
+    }
+
+    /// The database that holds it; nil for a log blob in a process that opened the store before
+    /// another process created the log (it reads such an entry as a miss, never as damage).
+    func database(_ databases: BlobStore.Databases) -> MDB_dbi? {
+        switch self {
+        case .log: databases.blobLog
+        case .digest: databases.blobs
+        }
+    }
+
+    /// A blob log number as its 8 key bytes read back; nil for a key of another length.
+    static func number(fromKey key: UnsafeRawBufferPointer) -> UInt64? {
+        guard key.count == 8 else { return nil }
+        return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+    }
+}
+
+extension LMDBTransaction {
+    /// The blob at `location`, or nil.
+    func blob(at location: BlobLocation, _ databases: BlobStore.Databases) throws -> UnsafeRawBufferPointer? {
+        guard let database = location.database(databases) else { return nil }
+        return try location.withKey { try get(database, key: $0) }
+    }
+
+    /// Deletes the blob at `location`; returns whether it existed.
+    @discardableResult
+    func deleteBlob(at location: BlobLocation, _ databases: BlobStore.Databases) throws -> Bool {
+        guard let database = location.database(databases) else { return false }
+        return try location.withKey { try delete(database, key: $0) }
+    }
+
+    /// Where the entry at `digest` keeps its bytes, as its current record says.
+    func blobLocation(of digest: KeyDigest, _ databases: BlobStore.Databases) throws -> BlobLocation {
+        BlobLocation(record: try digest.withBytes { try get(databases.records, key: $0) }, digest: digest)
+    }
+}

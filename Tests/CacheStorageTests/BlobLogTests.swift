@@ -1,0 +1,149 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CacheStorage
+
+/// Blobs live in the blob log under numbers given in the order they were written (`BlobLocation`);
+/// records from before the log keep theirs under their digests. Every path that ends an entry's
+/// bytes must delete them where they are, or the file grows with blobs nothing names.
+@Suite("Blob log")
+struct BlobLogTests {
+    static func strict() -> StoreConfiguration {
+        var configuration = StoreConfiguration()
+        configuration.recovery = .throwError
+        return configuration
+    }
+
+    static func key(_ number: Int) -> String { "https://cdn.example.com/log/\(number).jpg" }
+    static func bytes(_ number: Int, size: Int = 1_500) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ number) }) }
+
+    /// Keys in the log and in the digest-keyed database, and the store's format.
+    static func layout(_ store: PersistentStore) throws -> (log: [UInt64], byDigest: Int, format: UInt32) {
+        let blobs = store.core.blobs
+        return try blobs.read { txn in
+            var numbers: [UInt64] = []
+            if let log = blobs.databases.blobLog {
+                try txn.forEach(log) { key, _ in
+                    numbers.append(BlobLocation.number(fromKey: key) ?? 0)
+                    return true
+                }
+            }
+            return (numbers, try txn.count(blobs.databases.blobs), try txn.storeInfo(blobs.databases)?.format ?? 0)
+        }
+    }
+
+    static func location(_ store: PersistentStore, _ key: String) throws -> BlobLocation {
+        let blobs = store.core.blobs
+        return try blobs.read { try $0.blobLocation(of: KeyDigest(key: key), blobs.databases) }
+    }
+
+    @Test("puts append to the log; new bytes, a removal and an eviction delete there; new attributes keep the blob")
+    func logFollowsEntries() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+        defer { store.close() }
+        try await store.put((0..<10).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
+        var layout = try Self.layout(store)
+        #expect(layout.log == Array(1...10))
+        #expect(layout.byDigest == 0)
+        #expect(layout.format == StoreInfo.blobLogFormat)
+        #expect(try Self.location(store, Self.key(3)) == .log(4))
+
+        #expect(try await store.updateAttributes(for: Self.key(0), to: EntryAttributes(etag: "\"v2\"")))
+        #expect(try store.get(Self.key(0))?.data == Self.bytes(0))
+        #expect(try Self.location(store, Self.key(0)) == .log(1))
+
+        try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(100, size: 900)))
+        #expect(try Self.location(store, Self.key(1)) == .log(11))
+        #expect(try store.get(Self.key(1))?.data == Self.bytes(100, size: 900))
+        #expect(try await store.remove(Self.key(2)))
+        layout = try Self.layout(store)
+        #expect(layout.log == [1, 4, 5, 6, 7, 8, 9, 10, 11])
+
+        let removed = try await store.evict(toBytes: 5 * 1_500)
+        #expect(removed.entries == 4)
+        let statistics = try store.statistics()
+        #expect(try Self.layout(store).log.count == statistics.entries)
+        #expect(statistics.entries == 5)
+        #expect(try await store.verify().isClean)
+        for number in [0, 1, 3, 4, 5, 6, 7, 8, 9] where try store.contains(Self.key(number)) {
+            #expect(try store.peek(Self.key(number))?.data == (number == 1 ? Self.bytes(100, size: 900) : Self.bytes(number)))
+        }
+    }
+
+    @Test("a store from before the log reads its entries, and moves each to the log when it is replaced")
+    func upgradesAStoreWithoutTheLog() async throws {
+        let folder = TemporaryDirectory()
+        do {
+            // What a format-1 version wrote: records naming no number, blobs under digests.
+            let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+            let blobs = store.core.blobs
+            try blobs.write { txn in
+                var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
+                var items: [JournalItem] = []
+                for number in 0..<3 {
+                    let data = Self.bytes(number)
+                    let now = Date(millisecondsSince1970: Date().millisecondsSince1970)
+                    let metadata = EntryMetadata(
+                        key: Self.key(number), byteCount: data.count, checksum: data.withUnsafeBytes { XXHash64.hash($0) },
+                        storedAt: now, lastAccess: now, attributes: EntryAttributes())
+                    let digest = KeyDigest(key: Self.key(number))
+                    try digest.withBytes { key in
+                        try EntryRecord.encode(metadata).withUnsafeBytes { try txn.put(blobs.databases.records, key: key, value: $0) }
+                        try data.withUnsafeBytes { try txn.put(blobs.databases.blobs, key: key, value: $0) }
+                    }
+                    items.append(JournalItem(digest: digest))
+                }
+                try txn.appendJournal(items, info: &info, blobs.databases)
+                info.format = 1
+                try txn.writeStoreInfo(info, blobs.databases)
+            }
+            store.close()
+        }
+        let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+        defer { store.close() }
+        #expect(try Self.layout(store).format == 1, "opening writes nothing")
+        for number in 0..<3 { #expect(try store.get(Self.key(number))?.data == Self.bytes(number)) }
+        #expect(try store.statistics().entries == 3)
+        #expect(try await store.verify().isClean)
+
+        try await store.put(NewEntry(key: Self.key(0), data: Self.bytes(50)))
+        var layout = try Self.layout(store)
+        #expect(layout.log == [1])
+        #expect(layout.byDigest == 2, "the replaced blob is deleted from under its digest")
+        #expect(layout.format == StoreInfo.blobLogFormat)
+        #expect(try Self.location(store, Self.key(1)) == .digest(KeyDigest(key: Self.key(1))))
+        #expect(try await store.remove(Self.key(1)))
+        layout = try Self.layout(store)
+        #expect(layout.byDigest == 1)
+        #expect(try store.get(Self.key(0))?.data == Self.bytes(50))
+        #expect(try store.get(Self.key(2))?.data == Self.bytes(2))
+        #expect(try await store.verify().isClean)
+        try await store.removeAll()
+        layout = try Self.layout(store)
+        #expect(layout.log.isEmpty && layout.byDigest == 0)
+    }
+
+    @Test("verify reports a log blob that no record names, and repair deletes it")
+    func orphanedLogBlob() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+        defer { store.close() }
+        try await store.put((0..<3).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
+        let blobs = store.core.blobs
+        try blobs.write { txn in
+            let log = try #require(blobs.databases.blobLog)
+            try BlobLocation.log(99).withKey { key in
+                try Self.bytes(9).withUnsafeBytes { try txn.put(log, key: key, value: $0) }
+            }
+        }
+        let report = try await store.verify(repair: true)
+        #expect(report.problems == [.orphanBlob(digest: "log#99")])
+        #expect(try Self.layout(store).log == [1, 2, 3])
+        #expect(try await store.verify().isClean)
+        // The next number follows the log's last key.
+        try await store.put(NewEntry(key: Self.key(7), data: Self.bytes(7)))
+        #expect(try Self.location(store, Self.key(7)) == .log(4))
+    }
+}
