@@ -31,24 +31,31 @@ public final class LoopbackOrigin: Sendable {
     private let deliveryLog = NIOLockedValueBox<[OriginDelivery]>([])
     /// Set by ``stop()``: a connection kept alive from before answers nothing more.
     private let stopped: NIOLockedValueBox<Bool>
+    private let unserved: UnservedConnections
 
-    private init(port: Int, serverChannel: Channel, serving: Task<Void, Never>, stopped: NIOLockedValueBox<Bool>) {
+    private init(
+        port: Int, serverChannel: Channel, serving: Task<Void, Never>, stopped: NIOLockedValueBox<Bool>,
+        unserved: UnservedConnections
+    ) {
         self.port = port
         self.serverChannel = serverChannel
         self.serving = serving
         self.stopped = stopped
+        self.unserved = unserved
     }
 
     /// Starts listening on an ephemeral port of 127.0.0.1.
     public static func start(handler: @escaping Handler) async throws -> LoopbackOrigin {
+        let unserved = UnservedConnections()
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .bind(host: "127.0.0.1", port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: channel)
+                    return unserved.hold(
+                        try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                            wrappingChannelSynchronously: channel))
                 }
             }
         let port = server.channel.localAddress?.port ?? 0
@@ -59,6 +66,7 @@ public final class LoopbackOrigin: Sendable {
             _ = try? await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
+                        guard unserved.claim(connection) else { continue }
                         group.addTask {
                             await Self.serve(connection, handler: handler) {
                                 stopped.withLockedValue { $0 }
@@ -75,7 +83,8 @@ public final class LoopbackOrigin: Sendable {
                 group.cancelAll()
             }
         }
-        let origin = LoopbackOrigin(port: port, serverChannel: server.channel, serving: serving, stopped: stopped)
+        let origin = LoopbackOrigin(
+            port: port, serverChannel: server.channel, serving: serving, stopped: stopped, unserved: unserved)
         recorder.withLockedValue { $0 = origin }
         return origin
     }
@@ -107,6 +116,7 @@ public final class LoopbackOrigin: Sendable {
         // that moment must find the origin gone, not answering.
         stopped.withLockedValue { $0 = true }
         try? await serverChannel.close()
+        unserved.closeAll()
     }
 
     private static func serve(
