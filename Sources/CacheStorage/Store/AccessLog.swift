@@ -37,11 +37,22 @@ final class AccessLog: Sendable {
         state.withLock { $0.lastAccess[row] }
     }
 
-    /// Takes everything recorded so far.
-    func drain() -> (accesses: [IndexRowKey: Int64], hits: Int64, misses: Int64) {
+    /// Takes what was recorded so far: every access, or at most `limit` of them (the rest stay for
+    /// the next drain), and the counters. `remaining` says how many accesses stayed.
+    func drain(limit: Int = .max) -> (accesses: [IndexRowKey: Int64], hits: Int64, misses: Int64, remaining: Int) {
         state.withLock { state in
-            defer { state = State() }
-            return (state.lastAccess, state.hits, state.misses)
+            let counters = (state.hits, state.misses)
+            state.hits = 0
+            state.misses = 0
+            guard state.lastAccess.count > limit else {
+                defer { state.lastAccess = [:] }
+                return (state.lastAccess, counters.0, counters.1, 0)
+            }
+            var taken: [IndexRowKey: Int64] = [:]
+            taken.reserveCapacity(limit)
+            for (row, milliseconds) in state.lastAccess.prefix(limit) { taken[row] = milliseconds }
+            for row in taken.keys { state.lastAccess.removeValue(forKey: row) }
+            return (taken, counters.0, counters.1, state.lastAccess.count)
         }
     }
 }
