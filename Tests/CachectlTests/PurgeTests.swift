@@ -82,8 +82,10 @@ struct PurgeTests {
         let expectedKeys = Set(Self.items.filter { expected.contains($0.name) }.map(\.key))
         let expectedBytes = Self.items.filter { expected.contains($0.name) }.reduce(0) { $0 + $1.kibibytes * 1024 }
 
-        try await ProcessLauncher.waitUntilSafe()  // AGE is measured up to the launch
-        let dryRun = try await Cachectl.run(["purge", "--dry-run", "--json"] + Self.resolve(arguments, midpoint: midpoint) + path)
+        // AGE is measured up to the moment cachectl is spawned.
+        let dryRun = try await Cachectl.run(["purge", "--dry-run", "--json"] + arguments + path) {
+            Self.resolve($0, midpoint: midpoint)
+        }
         #expect(dryRun.status == 0, "\(dryRun)")
         let plan = try dryRun.json(PurgeJSON.self)
         #expect(plan.dryRun)
@@ -92,8 +94,7 @@ struct PurgeTests {
         let untouched = try await Cachectl.run(["list", "--json"] + path).json([EntryRow].self)
         #expect(untouched.count == Self.items.count, "--dry-run removed something")
 
-        try await ProcessLauncher.waitUntilSafe()  // AGE is measured up to the launch
-        let purge = try await Cachectl.run(["purge", "--json"] + Self.resolve(arguments, midpoint: midpoint) + path)
+        let purge = try await Cachectl.run(["purge", "--json"] + arguments + path) { Self.resolve($0, midpoint: midpoint) }
         #expect(purge.status == 0, "\(purge)")
         let report = try purge.json(PurgeJSON.self)
         #expect(report.entries == expected.count)

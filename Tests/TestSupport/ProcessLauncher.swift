@@ -17,23 +17,26 @@ public enum ProcessLauncher {
 
     /// Runs `process.run()` once few enough descriptors are open (waiting without blocking a
     /// thread, so that the tests holding them can finish), under the launch lock.
-    public static func launch(_ process: Process) async throws {
+    ///
+    /// `prepare` runs just before the spawn, after any wait: for arguments that measure time up to
+    /// the moment the child starts (a wait here once came between measuring and starting).
+    public static func launch(_ process: Process, prepare: (Process) -> Void = { _ in }) async throws {
         try await waitUntilSafe()
-        try spawn(process)
+        try spawn(process, prepare: prepare)
     }
 
-    /// Waits (up to a minute) until a launch would not wait: for a test whose arguments measure
-    /// time up to the moment the child starts.
-    public static func waitUntilSafe() async throws {
+    /// Waits (up to a minute) until few enough descriptors are open.
+    private static func waitUntilSafe() async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while openDescriptorCount() > safeDescriptorCount, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
     }
 
-    private static func spawn(_ process: Process) throws {
+    private static func spawn(_ process: Process, prepare: (Process) -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
+        prepare(process)
         try process.run()
     }
 

@@ -35,9 +35,11 @@ enum Cachectl {
     /// Output goes to files rather than pipes, so a chatty run can never block on a full pipe,
     /// and the wait happens off Swift's cooperative threads (an origin in this process must keep
     /// answering while cachectl runs).
-    static func run(_ arguments: [String], environment: [String: String] = [:], asUser user: UInt32? = nil) async throws
-        -> Result
-    {
+    /// `resolve` rewrites the arguments at the moment the child is spawned (see ProcessLauncher).
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], asUser user: UInt32? = nil,
+        resolve: (([String]) -> [String])? = nil
+    ) async throws -> Result {
         let scratch = TemporaryDirectory("cachectl-output")
         let outputFile = scratch.url.appendingPathComponent("stdout")
         let errorFile = scratch.url.appendingPathComponent("stderr")
@@ -63,7 +65,9 @@ enum Cachectl {
         let exited = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
         do {
-            try await ProcessLauncher.launch(process)
+            try await ProcessLauncher.launch(process) { process in
+                if let resolve { process.arguments = resolve(process.arguments ?? []) }
+            }
         } catch {
             process.terminationHandler = nil
             throw error
