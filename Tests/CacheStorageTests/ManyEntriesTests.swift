@@ -1,0 +1,63 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CacheStorage
+
+/// A store of 200,000 small entries, as a feed of thumbnails fills one: it opens strictly, every
+/// entry verifies, and a mass eviction takes exactly the least recently used half, leaving the
+/// index, the records and the blob log in agreement. (Rates are measured by `cachectl bench`.)
+@Suite("Many small entries")
+struct ManyEntriesTests {
+    static let count = 200_000
+    static let size = 256
+
+    static func key(_ number: Int) -> String { "https://cdn.example.com/feed/\(number).jpg" }
+    static func bytes(_ number: Int) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &+ number &* 7) }) }
+
+    @Test("200,000 entries open strictly, verify, and evict exactly the least recently used half")
+    func manySmallEntries() async throws {
+        let folder = TemporaryDirectory()
+        var configuration = StoreConfiguration()
+        configuration.recovery = .throwError
+        do {
+            let store = try PersistentStore(directory: folder.url, configuration: configuration)
+            for start in stride(from: 0, to: Self.count, by: 2_000) {
+                try await store.put((start..<start + 2_000).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
+            }
+            // The oldest entry is read, so it is no longer the least recently used.
+            try await Task.sleep(for: .milliseconds(5))
+            #expect(try store.get(Self.key(0))?.data == Self.bytes(0))
+            store.close()
+        }
+        let store = try PersistentStore(directory: folder.url, configuration: configuration)
+        defer { store.close() }
+        let statistics = try store.statistics()
+        #expect(statistics.entries == Self.count)
+        #expect(statistics.bytes == Self.count * Self.size)
+        let report = try await store.verify()
+        #expect(report.isClean)
+        #expect(report.entriesChecked == Self.count)
+        #expect(report.bytesChecked == Self.count * Self.size)
+
+        let removed = try await store.evict(toBytes: Self.count / 2 * Self.size)
+        #expect(removed.entries == Self.count / 2)
+        #expect(removed.bytes == Self.count / 2 * Self.size)
+        #expect(try store.statistics().entries == Self.count / 2)
+        #expect(try store.contains(Self.key(0)), "the entry read last was evicted")
+        // Entries stored in the same millisecond are equally old: the boundary may fall among them.
+        for number in stride(from: 1, to: Self.count / 2 - 1_000, by: 997) {
+            #expect(try !store.contains(Self.key(number)), "entry \(number) outlived newer ones")
+        }
+        for number in stride(from: Self.count / 2 + 1_000, to: Self.count, by: 997) {
+            #expect(try store.peek(Self.key(number))?.data == Self.bytes(number), "entry \(number) was evicted")
+        }
+        let layout = try store.core.blobs.read { txn in
+            (records: try txn.count(store.core.blobs.databases.records),
+             log: try store.core.blobs.databases.blobLog.map { try txn.count($0) } ?? -1)
+        }
+        #expect(layout.records == Self.count / 2)
+        #expect(layout.log == Self.count / 2)
+        #expect(try await store.verify().isClean)
+    }
+}
