@@ -416,7 +416,8 @@ final class StoreCore: Sendable {
 
     /// Removes expired, then least recently used entries until both targets hold.
     ///
-    /// In slices of at most ``evictionSliceEntries`` entries, each its own transaction: between
+    /// In slices of at most ``evictionSliceEntries`` entries (fewer in a large store, see
+    /// ``EvictionSliceSize``), each its own transaction: between
     /// two slices the writer commits the puts, updates and removals queued meanwhile (those at
     /// the head of the queue, so nothing overtakes an operation queued before it), so a put
     /// issued during a mass eviction waits for one slice, not for the whole eviction. The
@@ -426,8 +427,12 @@ final class StoreCore: Sendable {
         defer { evictionRunning.withLock { $0 = false } }
         var entries = 0
         var bytes = 0
+        var sliceSize = EvictionSliceSize()
         while true {
-            let slice = try evictSlice(toBytes: byteTarget, toEntries: entryTarget, mustReach: (nil, nil))
+            let started = ContinuousClock.now
+            let slice = try evictSlice(
+                toBytes: byteTarget, toEntries: entryTarget, mustReach: (nil, nil), atMost: sliceSize.entries)
+            sliceSize.record(.now - started)
             entries += slice.entries
             bytes += slice.bytes
             guard slice.more else { break }
@@ -441,8 +446,8 @@ final class StoreCore: Sendable {
     }
 
     /// The most entries one eviction slice removes, unless more are needed to bring the store
-    /// back within its limits (see `evict`). About 30 ms of small-entry deletions here.
-    static let evictionSliceEntries = 1024
+    /// back within its limits (see `evict`).
+    static let evictionSliceEntries = EvictionSliceSize.initial
 
     /// Whether the operation is one of those a group commit runs together.
     static func commitsInGroup(_ operation: WriteOperation) -> Bool {
@@ -452,10 +457,11 @@ final class StoreCore: Sendable {
         }
     }
 
-    /// One slice of an eviction: up to ``evictionSliceEntries`` victims toward the targets, and
-    /// however many it takes to reach `mustReach` (the limits a batch has just passed).
+    /// One slice of an eviction: up to `atMost` victims toward the targets, and however many it
+    /// takes to reach `mustReach` (the limits a batch has just passed).
     private func evictSlice(
-        toBytes byteTarget: Int?, toEntries entryTarget: Int?, mustReach: (bytes: Int?, entries: Int?)
+        toBytes byteTarget: Int?, toEntries entryTarget: Int?, mustReach: (bytes: Int?, entries: Int?),
+        atMost: Int = evictionSliceEntries
     ) throws -> (entries: Int, bytes: Int, more: Bool) {
         try synchronizeIndexThrowing()
         let totals = try index.totals(on: index.writer)
@@ -466,7 +472,7 @@ final class StoreCore: Sendable {
         let entriesRequired = mustReach.entries.map { max(0, totals.entries - $0) } ?? 0
         let victims = try index.evictionCandidates(
             bytesToFree: bytesToFree, entriesToFree: entriesToFree, now: Date(),
-            atMost: Self.evictionSliceEntries, unlessNeededFor: (bytesRequired, entriesRequired))
+            atMost: atMost, unlessNeededFor: (bytesRequired, entriesRequired))
         guard !victims.isEmpty else { return (0, 0, false) }
         guard case let .removed(entries, bytes) = try removeInOneSlice(victims) else { return (0, 0, false) }
         let more = entries > 0 && (bytes < bytesToFree || entries < entriesToFree)
