@@ -9,12 +9,6 @@ import Testing
 /// bytes must delete them where they are, or the file grows with blobs nothing names.
 @Suite("Blob log")
 struct BlobLogTests {
-    static func strict() -> StoreConfiguration {
-        var configuration = StoreConfiguration()
-        configuration.recovery = .throwError
-        return configuration
-    }
-
     static func key(_ number: Int) -> String { "https://cdn.example.com/log/\(number).jpg" }
     static func bytes(_ number: Int, size: Int = 1_500) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ number) }) }
 
@@ -41,7 +35,7 @@ struct BlobLogTests {
     @Test("puts append to the log; new bytes, a removal and an eviction delete there; new attributes keep the blob")
     func logFollowsEntries() async throws {
         let folder = TemporaryDirectory()
-        let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
         try await store.put((0..<10).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
         var layout = try Self.layout(store)
@@ -77,7 +71,7 @@ struct BlobLogTests {
         let folder = TemporaryDirectory()
         do {
             // What a format-1 version wrote: records naming no number, blobs under digests.
-            let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
             let blobs = store.core.blobs
             try blobs.write { txn in
                 var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
@@ -101,7 +95,7 @@ struct BlobLogTests {
             }
             store.close()
         }
-        let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
         #expect(try Self.layout(store).format == 1, "opening writes nothing")
         for number in 0..<3 { #expect(try store.get(Self.key(number))?.data == Self.bytes(number)) }
@@ -128,7 +122,7 @@ struct BlobLogTests {
     @Test("verify reports a log blob that no record names, and repair deletes it")
     func orphanedLogBlob() async throws {
         let folder = TemporaryDirectory()
-        let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
         try await store.put((0..<3).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
         let blobs = store.core.blobs

@@ -26,11 +26,7 @@ struct CorruptionTests {
         (try? FileManager.default.contentsOfDirectory(atPath: folder.url.appendingPathComponent("quarantine").path)) ?? []
     }
 
-    static func strict() -> StoreConfiguration {
-        var configuration = StoreConfiguration()
-        configuration.recovery = .throwError
-        return configuration
-    }
+    static func strict() -> StoreConfiguration { TestStores.strict() }
 
     /// Opens with the default policy: an empty working store, the old one moved aside.
     static func expectRebuiltEmpty(_ folder: TemporaryDirectory) async throws {

@@ -9,12 +9,6 @@ import Testing
 /// would keep a second row for one entry, or a row for a removed one, and count them.
 @Suite("Index rows keyed by stored time")
 struct IndexRowTests {
-    static func strict() -> StoreConfiguration {
-        var configuration = StoreConfiguration()
-        configuration.recovery = .throwError
-        return configuration
-    }
-
     static func key(_ name: String) -> String { "https://cdn.example.com/\(name).jpg" }
 
     static func indexPath(_ folder: TemporaryDirectory) -> String {
@@ -50,7 +44,7 @@ struct IndexRowTests {
 
     /// The journal has kept every item after `applied` (so opening replays it, not rebuilds).
     static func journalKeepsItems(after applied: UInt64, _ folder: TemporaryDirectory) throws -> Bool {
-        let store = try PersistentStore(directory: folder.url, configuration: strict())
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
         let info = try store.core.blobs.read { try $0.storeInfo(store.core.blobs.databases) }
         return info.map { $0.trimmedThrough <= applied && applied < $0.head } ?? false
@@ -67,7 +61,7 @@ struct IndexRowTests {
         let folder = TemporaryDirectory()
         let names = ["a", "b", "c", "d"]
         do {
-            let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
             try await store.put(names.map { NewEntry(key: Self.key($0), data: Data(repeating: 1, count: 1_000)) })
             store.close()
         }
@@ -79,7 +73,7 @@ struct IndexRowTests {
         // Newer bytes for a (stored later, so in another row) and a new entry, in one commit.
         try await Task.sleep(for: .milliseconds(5))
         do {
-            let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
             try await store.put([
                 NewEntry(key: Self.key("a"), data: Data(repeating: 2, count: 3_000)),
                 NewEntry(key: Self.key("e"), data: Data(repeating: 3, count: 1_000)),
@@ -89,7 +83,7 @@ struct IndexRowTests {
         try Self.restoreIndex(first, in: folder)
         #expect(try Self.journalKeepsItems(after: firstApplied, folder))
         do {
-            let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
             let statistics = try store.statistics()
             #expect(statistics.entries == 5)
             #expect(statistics.bytes == 4 * 1_000 + 3_000)
@@ -105,14 +99,14 @@ struct IndexRowTests {
         let second = try Self.snapshotIndex(folder)
         let secondApplied = try Self.appliedSequence(folder)
         do {
-            let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
             #expect(try await store.remove(Self.key("b")))
             store.close()
         }
         try Self.restoreIndex(second, in: folder)
         #expect(try Self.journalKeepsItems(after: secondApplied, folder))
         do {
-            let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
             #expect(try store.statistics().entries == 4)
             #expect(try await store.verify().isClean)
             store.close()
@@ -124,14 +118,14 @@ struct IndexRowTests {
     func legacyItemRebuilds() async throws {
         let folder = TemporaryDirectory()
         do {
-            let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
             try await store.put(["a", "b", "c"].map { NewEntry(key: Self.key($0), data: Data(repeating: 1, count: 500)) })
             store.close()
         }
         let snapshot = try Self.snapshotIndex(folder)
         do {
             // What such a version wrote when it removed c: the bare digest, which cannot name c's row.
-            let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
             let blobs = store.core.blobs
             try blobs.write { txn in
                 let digest = KeyDigest(key: Self.key("c"))
@@ -150,7 +144,7 @@ struct IndexRowTests {
             store.close()
         }
         try Self.restoreIndex(snapshot, in: folder)
-        let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
         #expect(try store.statistics().entries == 2)
         #expect(try await store.verify().isClean)
@@ -162,7 +156,7 @@ struct IndexRowTests {
         let folder = TemporaryDirectory()
         let names = ["a", "b", "c"]
         do {
-            let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
             try await store.put(names.map { NewEntry(key: Self.key($0), data: Data(repeating: 1, count: 700)) })
             try await Task.sleep(for: .milliseconds(5))
             _ = try store.get(Self.key("b"))
@@ -195,7 +189,7 @@ struct IndexRowTests {
                 """)
             connection.close()
         }
-        let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
         #expect(try store.statistics().entries == 3)
         #expect(try await store.verify().isClean)

@@ -18,8 +18,7 @@ struct ManyEntriesTests {
     @Test("200,000 entries open strictly, verify, and evict exactly the least recently used half")
     func manySmallEntries() async throws {
         let folder = TemporaryDirectory()
-        var configuration = StoreConfiguration()
-        configuration.recovery = .throwError
+        let configuration = TestStores.strict()
         do {
             let store = try PersistentStore(directory: folder.url, configuration: configuration)
             for start in stride(from: 0, to: Self.count, by: 2_000) {

@@ -3,6 +3,14 @@ import Foundation
 
 /// Stores filled with checkable payloads, for suites that damage, verify or inspect them.
 public enum TestStores {
+    /// The default configuration, but damage throws instead of being moved aside: for tests that
+    /// must see damage rather than have it repaired silently.
+    public static func strict() -> StoreConfiguration {
+        var configuration = StoreConfiguration()
+        configuration.recovery = .throwError
+        return configuration
+    }
+
     /// The key of payload `number` under `prefix` (lengths vary with the number).
     public static func key(prefix: String, number: Int, baseLength: Int) -> String {
         TestPayload.key(prefix: prefix, number: number, length: baseLength + number)

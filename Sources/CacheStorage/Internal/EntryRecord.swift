@@ -113,10 +113,8 @@ package enum EntryRecord {
     /// The number of the entry's blob in the blob log, if the record names one (see ``BlobLocation``).
     /// Reads the fixed head and the last 8 bytes only, so a record damaged between them still names it.
     static func blobNumber(in buffer: UnsafeRawBufferPointer) -> UInt64? {
-        var reader = ByteReader(buffer)
-        guard reader.readUInt8() == version, let key = reader.readSlice(), reader.readUInt64() != nil,
-            reader.readUInt64() != nil, reader.readInt64() != nil, let present = reader.readUInt16(),
-            present & (1 << Field.blobNumber.rawValue) != 0, buffer.count >= headBytes(keyBytes: key.count) + 8
+        guard let head = Head(buffer), head.present & (1 << Field.blobNumber.rawValue) != 0,
+            buffer.count >= head.byteCount + 8
         else { return nil }
         return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: buffer.count - 8, as: UInt64.self))
     }
@@ -124,29 +122,36 @@ package enum EntryRecord {
     /// `record` naming blob `number` in the blob log (replacing a number it named already).
     static func naming(blobNumber number: UInt64, in record: [UInt8]) -> [UInt8] {
         var bytes = record
-        let named = bytes.withUnsafeBytes { blobNumber(in: $0) } != nil
-        if named { bytes.removeLast(8) }
-        let keyBytes = bytes.withUnsafeBytes { key(in: $0)?.count } ?? 0
-        let maskOffset = headBytes(keyBytes: keyBytes) - 2
-        guard bytes.count >= maskOffset + 2 else { return record }
-        let mask = UInt16(bytes[maskOffset]) | UInt16(bytes[maskOffset + 1]) << 8 | 1 << Field.blobNumber.rawValue
-        bytes[maskOffset] = UInt8(truncatingIfNeeded: mask)
-        bytes[maskOffset + 1] = UInt8(truncatingIfNeeded: mask >> 8)
+        if bytes.withUnsafeBytes({ blobNumber(in: $0) }) != nil { bytes.removeLast(8) }
+        guard let head = bytes.withUnsafeBytes({ Head($0) }) else { return record }
+        let mask = head.present | 1 << Field.blobNumber.rawValue
+        withUnsafeBytes(of: mask.littleEndian) { bytes.replaceSubrange(head.byteCount - 2..<head.byteCount, with: $0) }
         withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
         return bytes
     }
 
-    /// Bytes before the first optional field: version, key length and key, byte count, checksum,
-    /// stored-at, the presence mask.
-    private static func headBytes(keyBytes: Int) -> Int { 1 + 4 + keyBytes + 8 + 8 + 8 + 2 }
-
     /// Reads only the stored-at time, from the record's fixed head (see ``IndexRowKey``).
     static func storedAt(in buffer: UnsafeRawBufferPointer) -> Date? {
-        var reader = ByteReader(buffer)
-        guard reader.readUInt8() == version, reader.readSlice() != nil, reader.readUInt64() != nil,
-            reader.readUInt64() != nil, let storedAt = reader.readInt64()
-        else { return nil }
-        return Date(millisecondsSince1970: storedAt)
+        Head(buffer).map { Date(millisecondsSince1970: $0.storedAt) }
+    }
+
+    /// The fields before the first optional one (version, key, byte count, checksum, stored-at, the
+    /// presence mask), for the accessors that read no further.
+    private struct Head {
+        let storedAt: Int64
+        let present: UInt16
+        /// Where the optional fields begin.
+        let byteCount: Int
+
+        init?(_ buffer: UnsafeRawBufferPointer) {
+            var reader = ByteReader(buffer)
+            guard reader.readUInt8() == EntryRecord.version, let key = reader.readSlice(), reader.readUInt64() != nil,
+                reader.readUInt64() != nil, let storedAt = reader.readInt64(), let present = reader.readUInt16()
+            else { return nil }
+            self.storedAt = storedAt
+            self.present = present
+            byteCount = 1 + 4 + key.count + 8 + 8 + 8 + 2
+        }
     }
 
     /// Reads only the key, for the collision check on the hot read path.
