@@ -50,10 +50,11 @@ extension PersistentStore {
                         inFlux = try txn.journalDigests(after: appliedSequence, databases)
                     }
                 }
-                // Blob log numbers that records name: any other in the log is an orphan.
+                // Log numbers that records name (a logged record has its blob's number): any other
+                // in either log is an orphan.
                 var named = Set<UInt64>()
-                try txn.forEach(databases.records) { keyBytes, value in
-                    guard let digest = KeyDigest(bytes: keyBytes) else { return true }
+                try txn.forEachRecord(databases) { digest, stored in
+                    let value = stored.bytes
                     report.entriesChecked += 1
                     let location = BlobLocation(record: value, digest: digest)
                     if case let .log(number) = location { named.insert(number) }
@@ -93,7 +94,7 @@ extension PersistentStore {
                     return true
                 }
                 try txn.forEach(databases.blobs) { keyBytes, _ in
-                    if let digest = KeyDigest(bytes: keyBytes), try txn.get(databases.records, key: keyBytes) == nil {
+                    if let digest = KeyDigest(bytes: keyBytes), try txn.record(of: digest, databases) == nil {
                         report.problems.append(.orphanBlob(digest: digest.hexString))
                         damaged.append(digest)
                     }
@@ -103,6 +104,15 @@ extension PersistentStore {
                     try txn.forEach(log) { keyBytes, _ in
                         if let number = BlobLocation.number(fromKey: keyBytes), !named.contains(number) {
                             report.problems.append(.orphanBlob(digest: "log#\(number)"))
+                            orphanedLogBlobs.append(number)
+                        }
+                        return true
+                    }
+                }
+                if let log = databases.recordLog {
+                    try txn.forEach(log) { keyBytes, _ in
+                        if let number = BlobLocation.number(fromKey: keyBytes), !named.contains(number) {
+                            report.problems.append(.orphanBlob(digest: "record#\(number)"))
                             orphanedLogBlobs.append(number)
                         }
                         return true

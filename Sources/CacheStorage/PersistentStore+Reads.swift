@@ -52,8 +52,7 @@ extension PersistentStore {
         let digest = KeyDigest(key: key)
         guard
             var metadata = try core.blobs.read({ txn in
-                try digest.withBytes { try txn.get(core.blobs.databases.records, key: $0) }
-                    .flatMap(EntryRecord.decode)
+                try txn.record(of: digest, core.blobs.databases).flatMap { EntryRecord.decode($0.bytes) }
             }), metadata.key == key
         else { return nil }
         if let lastAccess = try lastAccess(IndexRowKey(metadata, digest: digest)) { metadata.lastAccess = lastAccess }
@@ -65,8 +64,8 @@ extension PersistentStore {
         try checkOpen()
         let digest = KeyDigest(key: key)
         return try core.blobs.read { txn in
-            try digest.withBytes { try txn.get(core.blobs.databases.records, key: $0) }
-                .flatMap(EntryRecord.key(in:))?.elementsEqual(key.utf8) ?? false
+            try txn.record(of: digest, core.blobs.databases).flatMap { EntryRecord.key(in: $0.bytes) }?
+                .elementsEqual(key.utf8) ?? false
         }
     }
 
@@ -88,25 +87,23 @@ extension PersistentStore {
         -> CachedEntry?
     {
         let databases = core.blobs.databases
-        return try digest.withBytes { digestBytes -> CachedEntry? in
-            guard let record = try txn.get(databases.records, key: digestBytes) else { return nil }
-            guard let storedKey = EntryRecord.key(in: record), storedKey.elementsEqual(key.utf8) else {
-                return nil
-            }
-            let location = BlobLocation(record: record, digest: digest)
-            // In the blob log, which another process created after this one opened: a miss, not damage.
-            guard location.database(databases) != nil else { return nil }
-            guard let metadata = EntryRecord.decode(record),
-                let blob = try txn.blob(at: location, databases), blob.count == metadata.byteCount
-            else {
-                damaged = true
-                return nil
-            }
-            // Read without LMDB's locks, a writer elsewhere may be reusing these pages: only
-            // bytes that match their checksum are served.
-            if core.blobs.readsWithoutLocks && XXHash64.hash(blob) != metadata.checksum { return nil }
-            return CachedEntry(data: Data(blob), metadata: metadata)
+        guard let record = try txn.record(of: digest, databases)?.bytes else { return nil }
+        guard let storedKey = EntryRecord.key(in: record), storedKey.elementsEqual(key.utf8) else {
+            return nil
         }
+        let location = BlobLocation(record: record, digest: digest)
+        // In the blob log, which another process created after this one opened: a miss, not damage.
+        guard location.database(databases) != nil else { return nil }
+        guard let metadata = EntryRecord.decode(record),
+            let blob = try txn.blob(at: location, databases), blob.count == metadata.byteCount
+        else {
+            damaged = true
+            return nil
+        }
+        // Read without LMDB's locks, a writer elsewhere may be reusing these pages: only
+        // bytes that match their checksum are served.
+        if core.blobs.readsWithoutLocks && XXHash64.hash(blob) != metadata.checksum { return nil }
+        return CachedEntry(data: Data(blob), metadata: metadata)
     }
 
     /// The entry for `key` derived from `sourceKey`, with the source's metadata (not its bytes),
@@ -121,7 +118,7 @@ extension PersistentStore {
         let sourceDigest = KeyDigest(key: sourceKey)
         var damaged = false
         let found = try core.blobs.read { txn -> (entry: CachedEntry, source: EntryMetadata)? in
-            let sourceRecord = try sourceDigest.withBytes { try txn.get(core.blobs.databases.records, key: $0) }
+            let sourceRecord = try txn.record(of: sourceDigest, core.blobs.databases)?.bytes
             guard let source = sourceRecord.flatMap(EntryRecord.decode), source.key == sourceKey,
                 let entry = try readEntry(key, digest: digest, in: txn, damaged: &damaged),
                 entry.metadata.source == EntrySource(key: sourceKey, checksum: source.checksum)

@@ -41,7 +41,7 @@ struct BlobLogTests {
         var layout = try Self.layout(store)
         #expect(layout.log == Array(1...10))
         #expect(layout.byDigest == 0)
-        #expect(layout.format == StoreInfo.blobLogFormat)
+        #expect(layout.format == StoreInfo.recordLogFormat)
         #expect(try Self.location(store, Self.key(3)) == .log(4))
 
         #expect(try await store.updateAttributes(for: Self.key(0), to: EntryAttributes(etag: "\"v2\"")))
@@ -106,7 +106,7 @@ struct BlobLogTests {
         var layout = try Self.layout(store)
         #expect(layout.log == [1])
         #expect(layout.byDigest == 2, "the replaced blob is deleted from under its digest")
-        #expect(layout.format == StoreInfo.blobLogFormat)
+        #expect(layout.format == StoreInfo.recordLogFormat)
         #expect(try Self.location(store, Self.key(1)) == .digest(KeyDigest(key: Self.key(1))))
         #expect(try await store.remove(Self.key(1)))
         layout = try Self.layout(store)

@@ -129,10 +129,12 @@ struct IndexRowTests {
             let blobs = store.core.blobs
             try blobs.write { txn in
                 let digest = KeyDigest(key: Self.key("c"))
-                let location = try txn.blobLocation(of: digest, blobs.databases)
+                let record = try #require(try txn.record(of: digest, blobs.databases))
+                let location = BlobLocation(record: record.bytes, digest: digest)
                 let deletedBlob = try txn.deleteBlob(at: location, blobs.databases)
-                let deletedRecord = try digest.withBytes { try txn.delete(blobs.databases.records, key: $0) }
-                #expect(deletedBlob && deletedRecord)
+                try txn.deleteRecord(of: digest, at: record.location, keepingPointer: false, blobs.databases)
+                #expect(deletedBlob)
+                #expect(try txn.record(of: digest, blobs.databases) == nil)
                 var info = try #require(try txn.storeInfo(blobs.databases))
                 let sequence = info.nextSequence.bigEndian
                 try withUnsafeBytes(of: sequence) { key in

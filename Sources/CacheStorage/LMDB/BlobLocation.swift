@@ -61,6 +61,6 @@ extension LMDBTransaction {
 
     /// Where the entry at `digest` keeps its bytes, as its current record says.
     func blobLocation(of digest: KeyDigest, _ databases: BlobStore.Databases) throws -> BlobLocation {
-        BlobLocation(record: try digest.withBytes { try get(databases.records, key: $0) }, digest: digest)
+        BlobLocation(record: try record(of: digest, databases)?.bytes, digest: digest)
     }
 }

@@ -7,8 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The LMDB environment: entry records, blobs (in the blob log, or by digest from before it), the
-/// change journal and store info.
+/// The LMDB environment: entry records (in the record log, or by digest from before it), blobs
+/// (in the blob log, or by digest from before it), the change journal and store info.
 ///
 /// Concurrency: LMDB is opened with `MDB_NOTLS`, so read transactions may run on any thread, and
 /// reset read transactions are pooled (`readPool`, guarded by its lock). Write transactions come
@@ -30,6 +30,10 @@ final class BlobStore: @unchecked Sendable {
         /// ``BlobLocation``). Nil in a store from before the log opened read-only, or opened on a
         /// disk too full to create it: puts then write their blobs under their digests, as before.
         let blobLog: MDB_dbi?
+        /// Records under their blobs' numbers (see ``RecordLocation``). Nil in a store from before
+        /// the record log opened read-only, or opened on a disk too full to create it: puts then
+        /// write their records into `records`, as before.
+        let recordLog: MDB_dbi?
     }
 
     /// Why the environment could not be opened: damaged files, or an ordinary failure.
@@ -173,10 +177,10 @@ final class BlobStore: @unchecked Sendable {
             }
             handles.append(dbi)
         }
-        // Opened, not created, here: a store from before derived entries or the blob log lacks
+        // Opened, not created, here: a store from before derived entries or the logs lacks
         // them (see `createDatabase`).
         var added: [String: MDB_dbi] = [:]
-        for name in ["dependents", "blob_log"] {
+        for name in ["dependents", "blob_log", "record_log"] {
             var dbi: MDB_dbi = 0
             code = mdb_dbi_open(txn, name, 0, &dbi)
             if code == 0 { added[name] = dbi }
@@ -200,13 +204,13 @@ final class BlobStore: @unchecked Sendable {
         }
         return Databases(
             records: handles[0], blobs: handles[1], journal: handles[2], info: handles[3],
-            dependents: try opened("dependents"), blobLog: try opened("blob_log"))
+            dependents: try opened("dependents"), blobLog: try opened("blob_log"), recordLog: try opened("record_log"))
     }
 
-    /// Creates a database that a store from before it lacks (`dependents`, `blob_log`). A disk too
-    /// full for that one page must not keep the store from opening (reads need neither): it is then
-    /// left out (derived puts are refused, blobs are written under their digests) until the store
-    /// is opened with room, and nothing is lost.
+    /// Creates a database that a store from before it lacks (`dependents`, `blob_log`,
+    /// `record_log`). A disk too full for that one page must not keep the store from opening (reads
+    /// need none of them): it is then left out (derived puts are refused, blobs and records are
+    /// written under their digests) until the store is opened with room, and nothing is lost.
     private static func createDatabase(_ env: OpaquePointer, _ name: String) throws(OpenFailure) -> MDB_dbi? {
         var txn: OpaquePointer?
         var code = mdb_txn_begin(env, nil, 0, &txn)

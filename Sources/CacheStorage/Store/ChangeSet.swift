@@ -19,6 +19,10 @@ struct ChangeSet {
     private var nextBlobNumber: UInt64?
     /// Whether a put wrote to the blob log: the store's format then says so (see ``StoreInfo``).
     private(set) var wroteToBlobLog = false
+    /// Whether a put wrote to the record log (the same).
+    private(set) var wroteToRecordLog = false
+    /// Entries deleted with `keepingPointer` whose pointers stayed in `records` (see ``RecordLocation``).
+    private(set) var keptPointers: [KeyDigest] = []
 
     init(txn: LMDBTransaction, databases: BlobStore.Databases) {
         self.txn = txn
@@ -66,7 +70,10 @@ struct ChangeSet {
             return .removed(
                 entries: entries + derivedRemoved.entries - before.entries, bytes: bytes + derivedRemoved.bytes - before.bytes)
         case let .removeOrphanedLogBlobs(numbers):
-            for number in numbers { try txn.deleteBlob(at: .log(number), databases) }
+            for number in numbers {
+                try txn.deleteBlob(at: .log(number), databases)
+                try txn.deleteOrphanedLogRecord(number, databases)
+            }
             return .removed(entries: 0, bytes: 0)
         case .removeAll, .evict, .flush, .rebuildIndex, .compact:
             return .done
@@ -76,7 +83,8 @@ struct ChangeSet {
     private mutating func put(_ entry: PreparedPut) throws {
         // The row the entry had in the index stays behind when the new record is stored at
         // another time (see `IndexRowKey`): the journal names it for the replay to delete.
-        let previousRecord = try entry.digest.withBytes { try txn.get(databases.records, key: $0) }
+        let previous = try txn.record(of: entry.digest, databases)
+        let previousRecord = previous?.bytes
         let previousRow = previousRecord.flatMap { IndexRowKey(record: $0, digest: entry.digest) }
         // Read before anything is written: LMDB's buffers die with the transaction's next write.
         let previousBlob = previousRecord.map { BlobLocation(record: $0, digest: entry.digest) }
@@ -96,10 +104,12 @@ struct ChangeSet {
         }
         var record = entry.record
         let blob: BlobLocation
+        var number: UInt64?
         if let log = databases.blobLog {
-            let number = try takeBlobNumber(log)
-            blob = .log(number)
-            record = EntryRecord.naming(blobNumber: number, in: record)
+            let taken = try takeBlobNumber(log)
+            number = taken
+            blob = .log(taken)
+            record = EntryRecord.naming(blobNumber: taken, in: record)
             try blob.withKey { key in
                 try entry.data.withUnsafeBytes { try txn.put(log, key: key, value: $0, flags: UInt32(MDB_APPEND)) }
             }
@@ -110,8 +120,11 @@ struct ChangeSet {
                 try entry.data.withUnsafeBytes { try txn.put(databases.blobs, key: key, value: $0) }
             }
         }
-        try entry.digest.withBytes { key in
-            try record.withUnsafeBytes { try txn.put(databases.records, key: key, value: $0) }
+        let location = try txn.putRecord(record, of: entry.digest, number: number, appending: true, databases)
+        if location != .inline { wroteToRecordLog = true }
+        // The old record, when logged under another number: the pointer now names the new one.
+        if let previous = previous?.location, previous != location, previous != .inline {
+            try txn.deleteRecord(of: entry.digest, at: previous, keepingPointer: true, databases)
         }
         if let previousBlob, previousBlob != blob { try txn.deleteBlob(at: previousBlob, databases) }
         touch(entry.digest, leaving: previousRow == newRow ? nil : previousRow)
@@ -119,34 +132,41 @@ struct ChangeSet {
 
     private mutating func update(key: String, attributes: EntryAttributes) throws -> Bool {
         let digest = KeyDigest(key: key)
-        let record = try digest.withBytes { try txn.get(databases.records, key: $0) }
-        guard let record, var metadata = EntryRecord.decode(record), metadata.key == key else { return false }
+        guard let stored = try txn.record(of: digest, databases), var metadata = EntryRecord.decode(stored.bytes),
+            metadata.key == key
+        else { return false }
         metadata.attributes = attributes
         var encoded = EntryRecord.encode(metadata)
-        if let number = EntryRecord.blobNumber(in: record) { encoded = EntryRecord.naming(blobNumber: number, in: encoded) }
-        try digest.withBytes { digestBytes in
-            try encoded.withUnsafeBytes { try txn.put(databases.records, key: digestBytes, value: $0) }
+        if let number = EntryRecord.blobNumber(in: stored.bytes) {
+            encoded = EntryRecord.naming(blobNumber: number, in: encoded)
         }
+        try txn.replaceRecord(encoded, of: digest, at: stored.location, databases)
         touch(digest)
         return true
     }
 
     /// Deletes record and blob, and every entry derived from them; returns the record's byte
     /// count when there was an entry (derived entries removed with it are journaled, not counted).
-    mutating func delete(_ digest: KeyDigest) throws -> Int? {
+    /// With `keepingPointer`, a logged record's pointer stays in `records` (see ``RecordLocation``)
+    /// and is listed in `keptPointers`.
+    mutating func delete(_ digest: KeyDigest, keepingPointer: Bool = false) throws -> Int? {
         let linked = try hasLinks()
-        var row: IndexRowKey?
-        let size: Int? = try digest.withBytes { key in
-            let record = try txn.get(databases.records, key: key)
-            row = record.flatMap { IndexRowKey(record: $0, digest: digest) }
-            let blob = BlobLocation(record: record, digest: digest)
-            let previous = record.flatMap(EntryRecord.decode)
-            if linked, let previous { try unlink(previous, digest: digest) }
-            let size = previous?.byteCount ?? (record == nil ? nil : 0)
-            let hadRecord = try txn.delete(databases.records, key: key)
-            let hadBlob = try txn.deleteBlob(at: blob, databases)
-            return hadRecord || hadBlob ? (size ?? 0) : nil
+        let stored = try txn.record(of: digest, databases)
+        let record = stored?.bytes
+        let row = record.flatMap { IndexRowKey(record: $0, digest: digest) }
+        let blob = BlobLocation(record: record, digest: digest)
+        let previous = record.flatMap(EntryRecord.decode)
+        if linked, let previous { try unlink(previous, digest: digest) }
+        var size = previous?.byteCount ?? (record == nil ? nil : 0)
+        if let stored {
+            let keeps = keepingPointer && stored.location != .inline
+            try txn.deleteRecord(of: digest, at: stored.location, keepingPointer: keeps, databases)
+            if keeps { keptPointers.append(digest) }
+        } else {
+            // Nothing, or a stale pointer: that goes, and is not an entry.
+            _ = try digest.withBytes { try txn.delete(databases.records, key: $0) }
         }
+        if try txn.deleteBlob(at: blob, databases) { size = size ?? 0 }
         if size != nil { touch(digest, leaving: row) }
         if linked { try deleteDependents(of: digest) }
         return size
@@ -205,33 +225,35 @@ struct ChangeSet {
     }
 
     private func storedMetadata(_ digest: KeyDigest) throws -> EntryMetadata? {
-        try digest.withBytes { try txn.get(databases.records, key: $0) }.flatMap(EntryRecord.decode)
+        try txn.record(of: digest, databases).flatMap { EntryRecord.decode($0.bytes) }
     }
 
     private func storedKey(_ digest: KeyDigest) throws -> String? {
-        let record = try digest.withBytes { try txn.get(databases.records, key: $0) }
+        let record = try txn.record(of: digest, databases)?.bytes
         return record.flatMap(EntryRecord.key(in:)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A record that does not decode, a missing blob, or bytes that do not match the record.
     private func isDamaged(_ digest: KeyDigest) throws -> Bool {
-        try digest.withBytes { key in
-            let record = try txn.get(databases.records, key: key)
-            let location = BlobLocation(record: record, digest: digest)
-            // A log blob this process cannot see (the log was created after it opened) is not damage.
-            guard location.database(databases) != nil else { return false }
-            let blob = try txn.blob(at: location, databases)
-            guard let record else { return blob != nil }
-            guard let metadata = EntryRecord.decode(record), KeyDigest(key: metadata.key) == digest, let blob else {
-                return true
-            }
-            return blob.count != metadata.byteCount || XXHash64.hash(blob) != metadata.checksum
+        let record = try txn.record(of: digest, databases)?.bytes
+        let location = BlobLocation(record: record, digest: digest)
+        // A log blob this process cannot see (the log was created after it opened) is not damage.
+        guard location.database(databases) != nil else { return false }
+        let blob = try txn.blob(at: location, databases)
+        guard let record else { return blob != nil }
+        guard let metadata = EntryRecord.decode(record), KeyDigest(key: metadata.key) == digest, let blob else {
+            return true
         }
+        return blob.count != metadata.byteCount || XXHash64.hash(blob) != metadata.checksum
     }
 
-    /// The next blob log number: one past the log's last key, then counting within the transaction.
+    /// The next blob log number: one past the last key of either log (a logged record has its
+    /// blob's number), then counting within the transaction.
     private mutating func takeBlobNumber(_ log: MDB_dbi) throws -> UInt64 {
-        let number = try nextBlobNumber ?? ((try txn.lastKey(log)).flatMap(BlobLocation.number(fromKey:)) ?? 0) + 1
+        func last(_ database: MDB_dbi?) throws -> UInt64 {
+            try database.flatMap { try txn.lastKey($0) }.flatMap(BlobLocation.number(fromKey:)) ?? 0
+        }
+        let number = try nextBlobNumber ?? max(try last(log), try last(databases.recordLog)) + 1
         nextBlobNumber = number + 1
         return number
     }

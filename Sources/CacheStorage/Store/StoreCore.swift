@@ -176,8 +176,9 @@ final class StoreCore: Sendable {
                     try txn.trimJournal(through: trimThrough, info: &info, self.blobs.databases)
                     var changes = ChangeSet(txn: txn, databases: self.blobs.databases)
                     let outcomes = try items.map { try changes.apply($0.operation) }
-                    // A version that cannot find blobs in the log must not open the store.
+                    // A version that cannot find blobs or records in the logs must not open the store.
                     if changes.wroteToBlobLog { info.format = max(info.format, StoreInfo.blobLogFormat) }
+                    if changes.wroteToRecordLog { info.format = max(info.format, StoreInfo.recordLogFormat) }
                     try txn.appendJournal(changes.touched, info: &info, self.blobs.databases)
                     try txn.writeStoreInfo(info, self.blobs.databases)
                     return outcomes
@@ -428,13 +429,19 @@ final class StoreCore: Sendable {
         var entries = 0
         var bytes = 0
         var sliceSize = EvictionSliceSize()
+        // Pointers the slices leave in `records`, deleted in digest order (see `deleteStalePointers`).
+        var leftPointers: [KeyDigest] = []
+        defer { deleteStalePointers(&leftPointers) }
         while true {
             let started = ContinuousClock.now
             let slice = try evictSlice(
-                toBytes: byteTarget, toEntries: entryTarget, mustReach: (nil, nil), atMost: sliceSize.entries)
+                toBytes: byteTarget, toEntries: entryTarget, mustReach: (nil, nil), atMost: sliceSize.entries,
+                keepingPointers: true)
             sliceSize.record(.now - started)
+            leftPointers += slice.keptPointers
             entries += slice.entries
             bytes += slice.bytes
+            if leftPointers.count >= Self.stalePointersPerSweep { deleteStalePointers(&leftPointers) }
             guard slice.more else { break }
             // A slice dirties many pages; in periodic durability they would all wait for the
             // next marked flush, on this thread. Written back beside it, that flush stays short.
@@ -449,6 +456,33 @@ final class StoreCore: Sendable {
     /// back within its limits (see `evict`).
     static let evictionSliceEntries = EvictionSliceSize.initial
 
+    /// The most pointers a mass eviction leaves before deleting them (16 bytes each in memory).
+    static let stalePointersPerSweep = 1 << 17
+
+    /// Deletes the pointers an eviction left in `records` (see ``RecordLocation``), sorted by
+    /// digest, in transactions of ``removalsPerTransaction``: each rewrites a run of neighbouring
+    /// leaves, where deleting each pointer with its entry rewrote about one leaf per entry. Queued
+    /// puts are committed between transactions. A pointer a put has since reused is live and stays;
+    /// one left by a failure here (a full disk, a crash) reads as no entry and goes with the next
+    /// put or removal of its key.
+    private func deleteStalePointers(_ digests: inout [KeyDigest]) {
+        guard !digests.isEmpty else { return }
+        digests.sort { ($0.high, $0.low) < ($1.high, $1.low) }
+        for start in stride(from: 0, to: digests.count, by: Self.removalsPerTransaction) {
+            let chunk = digests[start..<min(start + Self.removalsPerTransaction, digests.count)]
+            do {
+                try blobs.write { txn in
+                    for digest in chunk { _ = try txn.deletePointerIfStale(digest, blobs.databases) }
+                }
+            } catch {
+                break
+            }
+            let queued = writer.takeQueued { StoreCore.commitsInGroup($0) }
+            if !queued.isEmpty { runGroup(queued) }
+        }
+        digests.removeAll()
+    }
+
     /// Whether the operation is one of those a group commit runs together.
     static func commitsInGroup(_ operation: WriteOperation) -> Bool {
         switch operation {
@@ -461,26 +495,28 @@ final class StoreCore: Sendable {
     /// takes to reach `mustReach` (the limits a batch has just passed).
     private func evictSlice(
         toBytes byteTarget: Int?, toEntries entryTarget: Int?, mustReach: (bytes: Int?, entries: Int?),
-        atMost: Int = evictionSliceEntries
-    ) throws -> (entries: Int, bytes: Int, more: Bool) {
+        atMost: Int = evictionSliceEntries, keepingPointers: Bool = false
+    ) throws -> (entries: Int, bytes: Int, more: Bool, keptPointers: [KeyDigest]) {
         try synchronizeIndexThrowing()
         let totals = try index.totals(on: index.writer)
         let bytesToFree = byteTarget.map { max(0, totals.bytes - $0) } ?? 0
         let entriesToFree = entryTarget.map { max(0, totals.entries - $0) } ?? 0
-        guard bytesToFree > 0 || entriesToFree > 0 else { return (0, 0, false) }
+        guard bytesToFree > 0 || entriesToFree > 0 else { return (0, 0, false, []) }
         let bytesRequired = mustReach.bytes.map { max(0, totals.bytes - $0) } ?? 0
         let entriesRequired = mustReach.entries.map { max(0, totals.entries - $0) } ?? 0
         let victims = try index.evictionCandidates(
             bytesToFree: bytesToFree, entriesToFree: entriesToFree, now: Date(),
             atMost: atMost, unlessNeededFor: (bytesRequired, entriesRequired))
-        guard !victims.isEmpty else { return (0, 0, false) }
-        guard case let .removed(entries, bytes) = try removeInOneSlice(victims) else { return (0, 0, false) }
+        guard !victims.isEmpty else { return (0, 0, false, []) }
+        let (entries, bytes, kept) = try removeInOneSlice(victims, keepingPointers: keepingPointers)
         let more = entries > 0 && (bytes < bytesToFree || entries < entriesToFree)
-        return (entries, bytes, more)
+        return (entries, bytes, more, kept)
     }
 
     /// Deletes `victims` from LMDB and their rows from the index, the index committing last.
-    private func removeInOneSlice(_ victims: [IndexRowKey]) throws -> WriteOutcome {
+    private func removeInOneSlice(_ victims: [IndexRowKey], keepingPointers: Bool) throws
+        -> (entries: Int, bytes: Int, keptPointers: [KeyDigest])
+    {
         // The index rows go on a second thread while LMDB deletes the records on this one. SQLite
         // commits only after LMDB has: a crash in between leaves rows that the next catch-up
         // removes, never an entry without its row.
@@ -495,7 +531,7 @@ final class StoreCore: Sendable {
                 rows.withLock { $0 = result }
                 rowsDone.signal()
             }
-            let removed = Result { try removeDigests(victims.map(\.digest)) }
+            let removed = Result { try removeDigests(victims.map(\.digest), keepingPointers: keepingPointers) }
             rowsDone.wait()
             let change = try rows.withLock { $0! }.get()
             let outcome = try removed.get()
@@ -510,10 +546,15 @@ final class StoreCore: Sendable {
         }
     }
 
-    /// Deletes entries by digest in one LMDB transaction, journaled.
-    private func removeDigests(_ digests: [KeyDigest]) throws -> WriteOutcome {
+    /// Deletes entries by digest, journaled, in transactions of ``removalsPerTransaction``; with
+    /// `keepingPointers`, logged records' pointers stay in `records` and are returned (see
+    /// ``RecordLocation``).
+    private func removeDigests(_ digests: [KeyDigest], keepingPointers: Bool) throws
+        -> (entries: Int, bytes: Int, keptPointers: [KeyDigest])
+    {
         var entries = 0
         var bytes = 0
+        var kept: [KeyDigest] = []
         // Small values sit inside LMDB's leaf pages, so deleting them dirties those pages, which
         // LMDB holds in memory until commit (and caps per transaction): commit in bounded chunks.
         for start in stride(from: 0, to: digests.count, by: Self.removalsPerTransaction) {
@@ -521,13 +562,13 @@ final class StoreCore: Sendable {
             let trimThrough = trimmableSequence
             // The body may run again (a grown map, a released reserve): count in it, per run.
             let freed = try freeingSpace {
-                try blobs.write { txn -> (entries: Int, bytes: Int) in
+                try blobs.write { txn -> (entries: Int, bytes: Int, kept: [KeyDigest]) in
                     var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
                     try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
                     var changes = ChangeSet(txn: txn, databases: blobs.databases)
                     var freed = (entries: 0, bytes: 0)
                     for digest in chunk {
-                        if let size = try changes.delete(digest) {
+                        if let size = try changes.delete(digest, keepingPointer: keepingPointers) {
                             freed.entries += 1
                             freed.bytes += size
                         }
@@ -536,13 +577,14 @@ final class StoreCore: Sendable {
                     freed.bytes += changes.derivedRemoved.bytes
                     try txn.appendJournal(changes.touched, info: &info, blobs.databases)
                     try txn.writeStoreInfo(info, blobs.databases)
-                    return freed
+                    return (freed.entries, freed.bytes, changes.keptPointers)
                 }
             }
             entries += freed.entries
             bytes += freed.bytes
+            kept += freed.kept
         }
-        return .removed(entries: entries, bytes: bytes)
+        return (entries, bytes, kept)
     }
 
     /// The most entries one LMDB transaction deletes (see `removeDigests`).
@@ -555,6 +597,7 @@ final class StoreCore: Sendable {
             try txn.empty(blobs.databases.records)
             try txn.empty(blobs.databases.blobs)
             if let log = blobs.databases.blobLog { try txn.empty(log) }
+            if let log = blobs.databases.recordLog { try txn.empty(log) }
             try txn.empty(blobs.databases.journal)
             if let dependents = blobs.databases.dependents { try txn.empty(dependents) }
             info.nextSequence += 1

@@ -9,11 +9,14 @@ import Foundation
 struct StoreInfo: Equatable {
     /// The newest on-disk layout this code reads and writes; a store with a higher number comes from
     /// a newer version.
-    static let currentFormat: UInt32 = blobLogFormat
+    static let currentFormat: UInt32 = recordLogFormat
     /// The layout with the blob log (see ``BlobLocation``): 1 had every blob under its digest, and a
     /// version that reads only that would take entries whose blobs are in the log for damaged.
     /// Written by the first commit that puts a blob in the log.
     static let blobLogFormat: UInt32 = 2
+    /// The layout with the record log (see ``RecordLocation``): a version before it would take the
+    /// numbers in `records` for damaged records. Written by the first commit that logs a record.
+    static let recordLogFormat: UInt32 = 3
 
     var storeID: [UInt8]
     var nextSequence: UInt64

@@ -55,7 +55,7 @@ struct StoreMirror {
                     var leftBehind: [IndexRowKey] = []
                     for item in items ?? [] {
                         let digest = item.digest
-                        let record = try digest.withBytes { try txn.get(blobs.databases.records, key: $0) }
+                        let record = try txn.record(of: digest, blobs.databases)?.bytes
                         if record == nil && removedRows.contains(digest) { continue }
                         // A record this version cannot read is not an entry to list: its row goes.
                         let metadata = record.flatMap(EntryRecord.decode)
@@ -86,8 +86,8 @@ struct StoreMirror {
     private func rebuild(_ txn: LMDBTransaction) throws -> TotalsChange {
         var stale = try index.allRows()
         var change = TotalsChange()
-        try txn.forEach(blobs.databases.records) { key, value in
-            if let digest = KeyDigest(bytes: key), let metadata = EntryRecord.decode(value) {
+        try txn.forEachRecord(blobs.databases) { digest, record in
+            if let metadata = EntryRecord.decode(record.bytes) {
                 change += try index.upsert(digest: digest, metadata: metadata)
                 stale.remove(IndexRowKey(metadata, digest: digest))
             }

@@ -156,8 +156,9 @@ enum WriteOperation: Sendable {
     case remove([String])
     /// Removes entries whose blob is missing or does not match the record (checked again here).
     case removeIfDamaged([KeyDigest])
-    /// Removes blobs from the blob log that no record names (found by `verify`): a number is
-    /// never given again while it is in the log, so no record can come to name one meanwhile.
+    /// Removes blobs and records from the logs under numbers no entry's record names (found by
+    /// `verify`): a number is never given again while it is in a log, so no entry can come to
+    /// name one meanwhile.
     case removeOrphanedLogBlobs([UInt64])
     case removeAll
     case evict(toBytes: Int?, toEntries: Int?)

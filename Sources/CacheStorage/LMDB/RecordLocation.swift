@@ -1,0 +1,140 @@
+import CLMDB
+
+/// Where an entry's record lives: in the record log under its blob's number, reached from `records`
+/// by that number, or, for a record from before the log, in `records` itself under the digest.
+///
+/// `records` is keyed by digest, a hash: a record stored there is a random leaf of a large tree,
+/// so a put writes one such leaf and a mass eviction, which deletes the oldest entries, rewrites
+/// nearly one leaf per entry. The log keys records by number in the order they were written (the
+/// blob's number, see ``BlobLocation``): puts append to its last pages and an eviction deletes
+/// from its front. `records` then holds only the 8-byte number, a tree five times smaller.
+///
+/// A mass eviction deletes the logged record and blob but may leave the number behind
+/// (`keepingPointer`), to delete in digest order once the eviction is done: a number whose logged
+/// record is gone, or now belongs to another digest (numbers count on from the log's last key, so
+/// one can be given again), is a *stale pointer* and reads as no entry.
+enum RecordLocation: Equatable {
+    case log(UInt64)
+    case inline
+
+    /// Bytes of a `records` value that names a logged record; a record is always longer.
+    static let pointerBytes = 8
+    /// A logged value is the entry's digest then its record: a stale pointer is told apart by it.
+    static let digestPrefixBytes = KeyDigest.byteCount
+
+    /// Where the record of the `records` value `value` is.
+    init(recordsValue value: UnsafeRawBufferPointer) {
+        if let number = BlobLocation.number(fromKey: value) {
+            self = .log(number)
+        } else {
+            self = .inline
+        }
+    }
+}
+
+/// An entry's record and where it was found, valid until the transaction's next write.
+struct StoredRecord {
+    let bytes: UnsafeRawBufferPointer
+    let location: RecordLocation
+}
+
+extension LMDBTransaction {
+    /// The record of the entry at `digest`, or nil (no entry, a stale pointer, or a logged record
+    /// in a log this process cannot see: it was created by another process after this one opened).
+    func record(of digest: KeyDigest, _ databases: BlobStore.Databases) throws -> StoredRecord? {
+        guard let value = try digest.withBytes({ try get(databases.records, key: $0) }) else { return nil }
+        return try resolve(value, digest: digest, databases)
+    }
+
+    /// The record a `records` value names.
+    private func resolve(_ value: UnsafeRawBufferPointer, digest: KeyDigest, _ databases: BlobStore.Databases) throws
+        -> StoredRecord?
+    {
+        let location = RecordLocation(recordsValue: value)
+        guard case let .log(number) = location else { return StoredRecord(bytes: value, location: .inline) }
+        guard let log = databases.recordLog,
+            let logged = try BlobLocation.log(number).withKey({ try get(log, key: $0) }),
+            logged.count > RecordLocation.digestPrefixBytes,
+            KeyDigest(bytes: UnsafeRawBufferPointer(rebasing: logged[..<RecordLocation.digestPrefixBytes])) == digest
+        else { return nil }
+        return StoredRecord(bytes: UnsafeRawBufferPointer(rebasing: logged[RecordLocation.digestPrefixBytes...]), location: location)
+    }
+
+    /// Whether `records` holds a stale pointer for `digest` (see ``RecordLocation``).
+    func holdsStalePointer(_ digest: KeyDigest, _ databases: BlobStore.Databases) throws -> Bool {
+        guard databases.recordLog != nil,
+            let value = try digest.withBytes({ try get(databases.records, key: $0) }),
+            case .log = RecordLocation(recordsValue: value)
+        else { return false }
+        return try resolve(value, digest: digest, databases) == nil
+    }
+
+    /// Stores `record` as the entry at `digest`'s: in the record log under `number` when there is
+    /// one (`appending`: the number is past every key there), else in `records`; returns where.
+    @discardableResult
+    func putRecord(
+        _ record: [UInt8], of digest: KeyDigest, number: UInt64?, appending: Bool, _ databases: BlobStore.Databases
+    ) throws -> RecordLocation {
+        guard let number, databases.recordLog != nil else {
+            try replaceRecord(record, of: digest, at: .inline, databases)
+            return .inline
+        }
+        try replaceRecord(record, of: digest, at: .log(number), databases, appending: appending)
+        try BlobLocation.log(number).withKey { pointer in try digest.withBytes { try put(databases.records, key: $0, value: pointer) } }
+        return .log(number)
+    }
+
+    /// Rewrites the entry at `digest`'s record where it is, leaving any pointer to it as it is.
+    func replaceRecord(
+        _ record: [UInt8], of digest: KeyDigest, at location: RecordLocation, _ databases: BlobStore.Databases,
+        appending: Bool = false
+    ) throws {
+        switch location {
+        case let .log(number):
+            guard let log = databases.recordLog else { return }
+            let logged = digest.bytes + record
+            try BlobLocation.log(number).withKey { key in
+                try logged.withUnsafeBytes { try put(log, key: key, value: $0, flags: appending ? UInt32(MDB_APPEND) : 0) }
+            }
+        case .inline:
+            try digest.withBytes { key in try record.withUnsafeBytes { try put(databases.records, key: key, value: $0) } }
+        }
+    }
+
+    /// Deletes the logged record under `number` (for `verify`'s repair: no pointer names it).
+    func deleteOrphanedLogRecord(_ number: UInt64, _ databases: BlobStore.Databases) throws {
+        guard let log = databases.recordLog else { return }
+        _ = try BlobLocation.log(number).withKey { try delete(log, key: $0) }
+    }
+
+    /// Deletes the entry at `digest`'s record, found at `location`; a logged one's pointer stays
+    /// when `keepingPointer` (see ``RecordLocation``).
+    func deleteRecord(
+        of digest: KeyDigest, at location: RecordLocation, keepingPointer: Bool, _ databases: BlobStore.Databases
+    ) throws {
+        if case let .log(number) = location, let log = databases.recordLog {
+            try BlobLocation.log(number).withKey { _ = try delete(log, key: $0) }
+            if keepingPointer { return }
+        }
+        try digest.withBytes { _ = try delete(databases.records, key: $0) }
+    }
+
+    /// Deletes `digest`'s pointer if it is stale; returns whether it did.
+    func deletePointerIfStale(_ digest: KeyDigest, _ databases: BlobStore.Databases) throws -> Bool {
+        guard try holdsStalePointer(digest, databases) else { return false }
+        return try digest.withBytes { try delete(databases.records, key: $0) }
+    }
+
+    /// Walks every entry in digest order until `body` returns false: its digest and record.
+    /// Stale pointers are passed over; `records` values that are not records are passed on as
+    /// they are, for the caller to find unreadable.
+    func forEachRecord(
+        _ databases: BlobStore.Databases, _ body: (KeyDigest, StoredRecord) throws -> Bool
+    ) throws {
+        try forEach(databases.records) { key, value in
+            guard let digest = KeyDigest(bytes: key) else { return true }
+            guard let record = try resolve(value, digest: digest, databases) else { return true }
+            return try body(digest, record)
+        }
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CacheStorage
+
+/// Records live in the record log under their blobs' numbers, reached from `records` by that number
+/// (`RecordLocation`). A mass eviction deletes the logged record and blob and leaves the number in
+/// `records` until it deletes the numbers together, in digest order: until then such a stale pointer
+/// must read as no entry, even when its number has been given to another entry since.
+@Suite("Record log")
+struct RecordLogTests {
+    static func key(_ number: Int) -> String { "https://cdn.example.com/records/\(number).jpg" }
+    static func bytes(_ number: Int, size: Int = 1_200) -> Data {
+        Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ number) })
+    }
+
+    struct Layout: Equatable {
+        /// `records` values that are numbers, live or stale.
+        var pointers = 0
+        var stalePointers = 0
+        /// `records` values that are records (from before the record log).
+        var inlineRecords = 0
+        var loggedRecords: [UInt64] = []
+        var loggedBlobs: [UInt64] = []
+        var format: UInt32 = 0
+    }
+
+    static func layout(_ store: PersistentStore) throws -> Layout {
+        let blobs = store.core.blobs
+        let databases = blobs.databases
+        return try blobs.read { txn in
+            var layout = Layout()
+            try txn.forEach(databases.records) { key, value in
+                guard case .log = RecordLocation(recordsValue: value) else {
+                    layout.inlineRecords += 1
+                    return true
+                }
+                layout.pointers += 1
+                if let digest = KeyDigest(bytes: key), try txn.holdsStalePointer(digest, databases) { layout.stalePointers += 1 }
+                return true
+            }
+            for (database, numbers) in [(databases.recordLog, \Layout.loggedRecords), (databases.blobLog, \Layout.loggedBlobs)] {
+                guard let database else { continue }
+                try txn.forEach(database) { key, _ in
+                    layout[keyPath: numbers].append(BlobLocation.number(fromKey: key) ?? 0)
+                    return true
+                }
+            }
+            layout.format = try txn.storeInfo(databases)?.format ?? 0
+            return layout
+        }
+    }
+
+    static func recordLocation(_ store: PersistentStore, _ key: String) throws -> RecordLocation? {
+        let blobs = store.core.blobs
+        return try blobs.read { try $0.record(of: KeyDigest(key: key), blobs.databases)?.location }
+    }
+
+    /// Deletes `key`'s entry as an eviction slice does, keeping its pointer: journaled, so the index follows.
+    static func deleteKeepingPointer(_ store: PersistentStore, _ key: String) throws -> [KeyDigest] {
+        let blobs = store.core.blobs
+        return try blobs.write { txn in
+            var info = try #require(try txn.storeInfo(blobs.databases))
+            var changes = ChangeSet(txn: txn, databases: blobs.databases)
+            #expect(try changes.delete(KeyDigest(key: key), keepingPointer: true) != nil)
+            try txn.appendJournal(changes.touched, info: &info, blobs.databases)
+            try txn.writeStoreInfo(info, blobs.databases)
+            return changes.keptPointers
+        }
+    }
+
+    @Test("records are logged under their blobs' numbers, and records holds only the numbers")
+    func recordsFollowBlobs() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        defer { store.close() }
+        try await store.put((0..<10).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
+        var layout = try Self.layout(store)
+        #expect(layout == Layout(pointers: 10, loggedRecords: Array(1...10), loggedBlobs: Array(1...10), format: StoreInfo.recordLogFormat))
+        #expect(try Self.recordLocation(store, Self.key(4)) == .log(5))
+
+        // New attributes rewrite the record under its number; new bytes move it with its blob.
+        #expect(try await store.updateAttributes(for: Self.key(4), to: EntryAttributes(etag: "\"v2\"")))
+        #expect(try Self.recordLocation(store, Self.key(4)) == .log(5))
+        #expect(try store.metadata(for: Self.key(4))?.attributes.etag == "\"v2\"")
+        try await store.put(NewEntry(key: Self.key(5), data: Self.bytes(50)))
+        #expect(try Self.recordLocation(store, Self.key(5)) == .log(11))
+        #expect(try await store.remove(Self.key(6)))
+        layout = try Self.layout(store)
+        #expect(layout.pointers == 9 && layout.stalePointers == 0)
+        #expect(layout.loggedRecords == [1, 2, 3, 4, 5, 8, 9, 10, 11])
+        #expect(layout.loggedBlobs == layout.loggedRecords)
+        #expect(try store.get(Self.key(5))?.data == Self.bytes(50))
+        #expect(try store.get(Self.key(6)) == nil)
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("a mass eviction takes the least recently used and leaves no number behind in records")
+    func evictionLeavesNoPointers() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        defer { store.close() }
+        let count = 3_000
+        for start in stride(from: 0, to: count, by: 500) {
+            try await store.put((start..<start + 500).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
+        }
+        // Read last, the oldest ten stay; the eviction takes the next oldest.
+        for number in 0..<10 { #expect(try store.get(Self.key(number)) != nil) }
+        try await store.flush()
+        let removed = try await store.evict(toEntries: count / 2)
+        #expect(removed.entries == count / 2)
+        let layout = try Self.layout(store)
+        #expect(layout.stalePointers == 0)
+        #expect(layout.pointers == count / 2)
+        #expect(layout.loggedRecords.count == count / 2 && layout.loggedBlobs == layout.loggedRecords)
+        #expect(try store.statistics().entries == count / 2)
+        // Entries of one batch share their stored time and go in digest order: the fourth batch
+        // loses ten, which ones its digests decide.
+        for number in 0..<10 { #expect(try store.peek(Self.key(number))?.data == Self.bytes(number)) }
+        for number in 10..<1_500 { #expect(try !store.contains(Self.key(number))) }
+        #expect(try (1_500..<2_000).filter { try store.contains(Self.key($0)) }.count == 490)
+        for number in 2_000..<count { #expect(try store.peek(Self.key(number))?.data == Self.bytes(number)) }
+        #expect(try await store.verify().isClean)
+        // An evicted key is stored again as a new entry.
+        try await store.put(NewEntry(key: Self.key(10), data: Self.bytes(7)))
+        #expect(try store.get(Self.key(10))?.data == Self.bytes(7))
+    }
+
+    @Test("a stale number reads as no entry, even once the number is given to another entry")
+    func stalePointerAfterItsNumberIsReused() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        defer { store.close() }
+        try await store.put(NewEntry(key: Self.key(0), data: Self.bytes(0)))
+        try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(1)))
+        // The newest entry goes, its number staying in records: the log's last key is 1 again.
+        #expect(try Self.deleteKeepingPointer(store, Self.key(1)) == [KeyDigest(key: Self.key(1))])
+        #expect(try Self.layout(store).stalePointers == 1)
+        #expect(try store.get(Self.key(1)) == nil)
+
+        // Number 2 is given again, to another entry: the stale number now finds that one's record.
+        try await store.put(NewEntry(key: Self.key(2), data: Self.bytes(2)))
+        #expect(try Self.recordLocation(store, Self.key(2)) == .log(2))
+        #expect(try store.get(Self.key(1)) == nil)
+        #expect(try !store.contains(Self.key(1)))
+        #expect(try store.metadata(for: Self.key(1)) == nil)
+        #expect(try await store.verify().isClean, "a stale number is not an entry, nor damage")
+
+        // Storing the key again must not take the other entry's record or blob for its own.
+        try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(11)))
+        #expect(try Self.recordLocation(store, Self.key(1)) == .log(3))
+        #expect(try store.get(Self.key(1))?.data == Self.bytes(11))
+        #expect(try store.get(Self.key(2))?.data == Self.bytes(2))
+        let blobs = store.core.blobs
+        let deleted = try blobs.write { txn in
+            try [1, 2].map { try txn.deletePointerIfStale(KeyDigest(key: Self.key($0)), blobs.databases) }
+        }
+        #expect(deleted == [false, false], "live numbers stay")
+        let layout = try Self.layout(store)
+        #expect(layout.pointers == 3 && layout.stalePointers == 0)
+        #expect(layout.loggedRecords == [1, 2, 3] && layout.loggedBlobs == [1, 2, 3])
+        #expect(try store.statistics().entries == 3)
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("a store from before the record log reads its records where they are, and logs each when it is replaced")
+    func upgradesAStoreWithoutTheRecordLog() async throws {
+        let folder = TemporaryDirectory()
+        do {
+            // What a format-2 version wrote: records under digests naming their blobs' numbers.
+            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+            let blobs = store.core.blobs
+            try blobs.write { txn in
+                var info = try #require(try txn.storeInfo(blobs.databases))
+                let log = try #require(blobs.databases.blobLog)
+                var items: [JournalItem] = []
+                for number in 0..<3 {
+                    let data = Self.bytes(number)
+                    let now = Date(millisecondsSince1970: Date().millisecondsSince1970)
+                    let metadata = EntryMetadata(
+                        key: Self.key(number), byteCount: data.count, checksum: data.withUnsafeBytes { XXHash64.hash($0) },
+                        storedAt: now, lastAccess: now, attributes: EntryAttributes())
+                    let digest = KeyDigest(key: Self.key(number))
+                    let record = EntryRecord.naming(blobNumber: UInt64(number + 1), in: EntryRecord.encode(metadata))
+                    try digest.withBytes { key in
+                        try record.withUnsafeBytes { try txn.put(blobs.databases.records, key: key, value: $0) }
+                    }
+                    try BlobLocation.log(UInt64(number + 1)).withKey { key in
+                        try data.withUnsafeBytes { try txn.put(log, key: key, value: $0) }
+                    }
+                    items.append(JournalItem(digest: digest))
+                }
+                try txn.appendJournal(items, info: &info, blobs.databases)
+                info.format = StoreInfo.blobLogFormat
+                try txn.writeStoreInfo(info, blobs.databases)
+            }
+            store.close()
+        }
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        defer { store.close() }
+        #expect(try Self.layout(store).format == StoreInfo.blobLogFormat, "opening writes nothing")
+        for number in 0..<3 { #expect(try store.get(Self.key(number))?.data == Self.bytes(number)) }
+        #expect(try await store.verify().isClean)
+
+        try await store.put(NewEntry(key: Self.key(0), data: Self.bytes(40)))
+        #expect(try await store.updateAttributes(for: Self.key(1), to: EntryAttributes(etag: "\"v2\"")))
+        var layout = try Self.layout(store)
+        #expect(layout.format == StoreInfo.recordLogFormat)
+        #expect(layout.inlineRecords == 2 && layout.pointers == 1)
+        #expect(layout.loggedRecords == [4] && layout.loggedBlobs == [2, 3, 4])
+        #expect(try Self.recordLocation(store, Self.key(1)) == .inline)
+        #expect(try store.metadata(for: Self.key(1))?.attributes.etag == "\"v2\"")
+        #expect(try store.get(Self.key(0))?.data == Self.bytes(40))
+        #expect(try await store.evict(toEntries: 1).entries == 2)
+        layout = try Self.layout(store)
+        #expect(layout.inlineRecords + layout.pointers == 1 && layout.stalePointers == 0)
+        #expect(layout.loggedBlobs.count == 1)
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("verify reports a logged record that no number in records names, and repair deletes it")
+    func orphanedLogRecord() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        defer { store.close() }
+        try await store.put((0..<3).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
+        let blobs = store.core.blobs
+        try blobs.write { txn in
+            let log = try #require(blobs.databases.recordLog)
+            let logged = KeyDigest(key: Self.key(9)).bytes + [1, 2, 3]
+            try BlobLocation.log(99).withKey { key in try logged.withUnsafeBytes { try txn.put(log, key: key, value: $0) } }
+        }
+        let report = try await store.verify(repair: true)
+        #expect(report.problems == [.orphanBlob(digest: "record#99")])
+        #expect(try Self.layout(store).loggedRecords == [1, 2, 3])
+        #expect(try await store.verify().isClean)
+    }
+}
