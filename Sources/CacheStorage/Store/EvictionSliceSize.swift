@@ -1,9 +1,11 @@
 /// How many entries the next slice of a mass eviction takes (see `StoreCore.evict`).
 ///
-/// A put queued during a mass eviction waits for the slice under way, and a slice's cost grows
-/// with the store: each deletion dirties a leaf of the records' B-tree (keyed by digest), one page
-/// per entry once the tree is much larger than the slice, so 1,024 small entries took about 15 ms
-/// at 200,000 entries and 25 ms at 1,000,000 here. Slices start at ``initial`` and are halved
+/// A put queued during a mass eviction waits for the slice under way, and a slice's cost can grow
+/// with the store: when records were keyed by digest each deletion dirtied a leaf of that B-tree,
+/// one page per entry once the tree was much larger than the slice, so 1,024 small entries took
+/// about 15 ms at 200,000 entries and 25 ms at 1,000,000 here. (Records are now deleted from the
+/// front of the record log, see ``RecordLocation``; the sizing stays for stores from before it, and
+/// for slices slowed by their index rows or a loaded disk.) Slices start at ``initial`` and are halved
 /// while one takes longer than ``slow`` (down to ``minimum``), doubled back while one takes under
 /// half of that: a put waits about the same whatever the store's size, and a small store's
 /// eviction is not slowed by slices smaller than it needs. At 1,000,000 small entries the p99 of

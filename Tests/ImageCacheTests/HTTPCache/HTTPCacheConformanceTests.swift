@@ -99,7 +99,11 @@ struct HTTPCacheConformanceTests {
         // for ever, one with no heuristic freshness, or one that overrides every lifetime serves or
         // fetches where the suite requires the opposite.
         let tests = try Self.cases().privateTests.filter { $0.requests.allSatisfy { $0.pauseAfterS == 0 } }
-        let correct = try await ConformanceRun(tests: tests).run()
+        // The correct rules' misses are run again, as the score's are: on a machine loaded by the
+        // rest of the suite, two full runs had 25 of these 68 tests send their second request to the
+        // origin (they pass alone and in other full runs); a second run tells the machine's misses
+        // from the rules'.
+        let correct = try await Self.runWithRerun(tests)
         var broken = ConformanceRun(tests: tests)
         broken.configureCache = { $0.evaluator = wrongRules }
         let wrong = try await broken.run()
