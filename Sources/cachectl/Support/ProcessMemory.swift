@@ -2,20 +2,18 @@ import Foundation
 
 /// Reads this process's memory use from `/proc/self/status` (Linux); zero elsewhere.
 enum ProcessMemory {
-    /// Anonymous resident memory in bytes: heap and stacks, not LMDB's file-backed map pages.
-    static func anonymousResidentBytes() -> Int { statusField("RssAnon:") }
-
-    /// File-backed resident memory in bytes: mapped pages of LMDB's data file (and of libraries),
-    /// which the kernel can drop and read again, unlike anonymous memory.
-    static func fileResidentBytes() -> Int { statusField("RssFile:") }
-
-    private static func statusField(_ name: String) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix(name) {
-            let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-            return kilobytes * 1024
+    /// Anonymous resident memory in bytes (heap and stacks), and file-backed resident memory in
+    /// bytes (mapped pages of LMDB's data file and of libraries, which the kernel can drop and read
+    /// again, unlike anonymous memory), read together.
+    static func residentBytes() -> (anonymous: Int, file: Int) {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
+        var resident = (anonymous: 0, file: 0)
+        for line in status.split(separator: "\n") where line.hasPrefix("Rss") {
+            let bytes = (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
+            if line.hasPrefix("RssAnon:") { resident.anonymous = bytes }
+            if line.hasPrefix("RssFile:") { resident.file = bytes }
         }
-        return 0
+        return resident
     }
 }
 
@@ -32,10 +30,13 @@ struct PeakMemory {
         sample()
     }
 
+    /// File-backed bytes the harness itself maps (see ``PageCache/load(filesUnder:)``), left out.
+    var harnessFileBytes = 0
+
     mutating func sample() {
-        let anonymous = ProcessMemory.anonymousResidentBytes()
+        let (anonymous, file) = ProcessMemory.residentBytes()
         peakBytes = max(peakBytes, anonymous)
-        peakFileBytes = max(peakFileBytes, ProcessMemory.fileResidentBytes())
+        peakFileBytes = max(peakFileBytes, file - harnessFileBytes)
         if !peakBytesByPhase.isEmpty { peakBytesByPhase[peakBytesByPhase.count - 1].bytes = max(peakBytesByPhase[peakBytesByPhase.count - 1].bytes, anonymous) }
     }
 }
