@@ -51,11 +51,15 @@ struct ManyEntriesTests {
         for number in stride(from: Self.count / 2 + 1_000, to: Self.count, by: 997) {
             #expect(try store.peek(Self.key(number))?.data == Self.bytes(number), "entry \(number) was evicted")
         }
+        // The eviction deleted the numbers its slices left in records (see RecordLocation).
+        let databases = store.core.blobs.databases
         let layout = try store.core.blobs.read { txn in
-            (records: try txn.count(store.core.blobs.databases.records),
-             log: try store.core.blobs.databases.blobLog.map { try txn.count($0) } ?? -1)
+            (records: try txn.count(databases.records),
+             recordLog: try databases.recordLog.map { try txn.count($0) } ?? -1,
+             log: try databases.blobLog.map { try txn.count($0) } ?? -1)
         }
         #expect(layout.records == Self.count / 2)
+        #expect(layout.recordLog == Self.count / 2)
         #expect(layout.log == Self.count / 2)
         #expect(try await store.verify().isClean)
     }

@@ -45,6 +45,8 @@ final class BlobStore: @unchecked Sendable {
     let directory: URL
     /// Replaced by `compactInPlace` and by `reopenAfterPanic`, under `mapLock` held exclusively.
     private var environment: OpaquePointer
+    /// Set by `finishOpening`, under `mapLock` held exclusively: the map's advice is normal.
+    private var hasOpened = false
     private(set) var databases: Databases
     private let flags: UInt32
     private let fileMode: mode_t
@@ -86,12 +88,7 @@ final class BlobStore: @unchecked Sendable {
         if directory.appendingPathComponent("lock.mdb").isExistingNonRegularFile {
             throw .damaged("lock.mdb is not a regular file")
         }
-        // No read-ahead on the map (LMDB advises MADV_RANDOM): otherwise each fault on a cold page
-        // reads the disk's whole read-ahead window around it. Where that window is 8 MiB (as on
-        // the machines this was measured on), a cold open of 1,000,000 entries waited 4-6 ms for
-        // each of LMDB's main and info pages (a single page takes 0.06 ms) and a cold read of a
-        // 40 KB blob 5-8 ms at p90 (1.7 ms page by page). A hint per read (madvise WILLNEED)
-        // was tried for large blobs: it cost hot reads 1.3 us each, a third of a feed read.
+        // Random advice from the map's first page on (see `advise`), until `finishOpening`.
         var flags = UInt32(MDB_NOTLS) | UInt32(MDB_NORDAHEAD) | Self.syncFlags(durability)
             | (readOnly ? UInt32(MDB_RDONLY) : 0)
         let mapBytes = Self.roundToPages(initialMapBytes)
@@ -134,6 +131,41 @@ final class BlobStore: @unchecked Sendable {
             var dead: Int32 = 0
             mdb_reader_check(env, &dead)
         }
+    }
+
+    /// Advises the kernel how the map's pages will be read.
+    ///
+    /// While a store opens, `MADV_RANDOM` (LMDB gives it whenever it maps the file, opened with
+    /// `MDB_NORDAHEAD`, before it reads a page through the map): each page opening reads (LMDB's main and info pages, the
+    /// journal) depends on the one before, and a fault on a cold page otherwise reads the disk's
+    /// whole read-ahead window around it. Where that window is 8 MiB (as on the machines this was
+    /// measured on, `/sys/block/vda/queue/read_ahead_kb`), a cold open of 1,000,000 entries waited
+    /// 4-6 ms for each of those pages, where one page takes 0.06 ms. Afterwards `MADV_NORMAL`
+    /// (``finishOpening()``): random advice also turns off the kernel's fault-around, which maps a
+    /// fault's cached neighbours with it, and kept for good (`MDB_NORDAHEAD`) it made warm reads of
+    /// 1,000,000 small entries slower (104,000-155,000 reads/s against 196,000, p99 15-20 against
+    /// 11 us). A read-ahead hint per read of a large blob (`madvise(WILLNEED)`) cost every warm read
+    /// 1.3 us, a third of a feed read, and was left out.
+    private static func advise(_ env: OpaquePointer, _ advice: Int32) {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        guard let address = info.me_mapaddr else { return }
+        _ = madvise(address, info.me_mapsize, advice)
+    }
+
+    /// The store has opened: the map's pages are read as usual from now on (see `advise`).
+    func finishOpening() {
+        mapLock.withWriteLock {
+            guard !isClosed.withLock({ $0 }) else { return }
+            hasOpened = true
+            Self.advise(environment, MADV_NORMAL)
+        }
+    }
+
+    /// After LMDB mapped the file again (a new size, a new environment), which it advises random:
+    /// normal advice back once the store has opened. The caller holds `mapLock` exclusively.
+    private func readviseAfterMapping() {
+        if hasOpened { Self.advise(environment, MADV_NORMAL) }
     }
 
     /// Creates and opens an environment handle with the store's settings.
@@ -401,6 +433,7 @@ final class BlobStore: @unchecked Sendable {
                 let env = try Self.openEnvironment(directory, flags: flags, mapBytes: info.me_mapsize, mode: fileMode)
                 environment = env
                 databases = try Self.openDatabases(env, readOnly: isReadOnly)
+                readviseAfterMapping()
             } catch {
                 isClosed.withLock { $0 = true }
                 throw StorageError.corruptStore(
@@ -436,6 +469,7 @@ final class BlobStore: @unchecked Sendable {
             try ensureOpen()
             dropReadPool()
             try LMDBError.check(mdb_env_set_mapsize(environment, 0), "adopt the resized map")
+            readviseAfterMapping()
             var info = MDB_envinfo()
             mdb_env_info(environment, &info)
             mapSize.withLock { $0 = info.me_mapsize }
@@ -451,6 +485,7 @@ final class BlobStore: @unchecked Sendable {
             mdb_env_info(environment, &info)
             let newSize = Self.roundToPages(max(info.me_mapsize, mapSize.withLock { $0 }) * 2)
             try LMDBError.check(mdb_env_set_mapsize(environment, newSize), "grow the map")
+            readviseAfterMapping()
             mapSize.withLock { $0 = newSize }
         }
     }
@@ -559,6 +594,7 @@ final class BlobStore: @unchecked Sendable {
             }
             environment = env
             databases = reopened
+            readviseAfterMapping()
             return (before, dataFile.fileSize ?? 0)
         }
     }

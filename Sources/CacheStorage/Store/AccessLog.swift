@@ -4,7 +4,16 @@ import Foundation
 ///
 /// One SQLite `UPDATE` per read would cost more than the LMDB read itself; here a read costs one
 /// dictionary store under a lock, and repeated reads of one entry collapse into one update.
+///
+/// At most ``capacity`` distinct entries wait (about 3 MB): reads of more distinct entries than the
+/// writer persists meanwhile would otherwise hold memory in proportion to the store (a million reads
+/// of a million entries held 20 MB more). Past it, a read of an entry not yet waiting counts as a
+/// hit but leaves the entry's last access where it was, so a storm of reads makes eviction order
+/// approximate for those entries, never memory grow.
 final class AccessLog: Sendable {
+    /// The most distinct entries whose reads wait to be persisted.
+    static let capacity = 1 << 16
+
     private struct State {
         var lastAccess: [IndexRowKey: Int64] = [:]
         var hits: Int64 = 0
@@ -16,7 +25,7 @@ final class AccessLog: Sendable {
     /// Records a hit; returns how many distinct entries wait to be persisted.
     func recordHit(_ row: IndexRowKey, at milliseconds: Int64) -> Int {
         state.withLock { state in
-            state.lastAccess[row] = milliseconds
+            Self.record(row, at: milliseconds, in: &state)
             state.hits += 1
             return state.lastAccess.count
         }
@@ -25,7 +34,11 @@ final class AccessLog: Sendable {
     /// Moves `row`'s last access without counting a hit (a read on its behalf, such as of an
     /// entry derived from it).
     func recordAccess(_ row: IndexRowKey, at milliseconds: Int64) {
-        state.withLock { $0.lastAccess[row] = milliseconds }
+        state.withLock { Self.record(row, at: milliseconds, in: &$0) }
+    }
+
+    private static func record(_ row: IndexRowKey, at milliseconds: Int64, in state: inout State) {
+        if state.lastAccess.count < capacity || state.lastAccess[row] != nil { state.lastAccess[row] = milliseconds }
     }
 
     func recordMiss() {

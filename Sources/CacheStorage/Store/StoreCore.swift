@@ -47,6 +47,7 @@ final class StoreCore: Sendable {
         layout = StoreLayout(directory: directory)
         self.configuration = configuration
         let opened = try StoreOpener(layout: layout, configuration: configuration).open()
+        opened.blobs.finishOpening()
         blobs = opened.blobs
         index = opened.index
         appliedSequence = Locked(opened.appliedSequence)

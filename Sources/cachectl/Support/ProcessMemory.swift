@@ -30,13 +30,10 @@ struct PeakMemory {
         sample()
     }
 
-    /// File-backed bytes the harness itself maps (see ``PageCache/load(filesUnder:)``), left out.
-    var harnessFileBytes = 0
-
     mutating func sample() {
         let (anonymous, file) = ProcessMemory.residentBytes()
         peakBytes = max(peakBytes, anonymous)
-        peakFileBytes = max(peakFileBytes, file - harnessFileBytes)
+        peakFileBytes = max(peakFileBytes, file)
         if !peakBytesByPhase.isEmpty { peakBytesByPhase[peakBytesByPhase.count - 1].bytes = max(peakBytesByPhase[peakBytesByPhase.count - 1].bytes, anonymous) }
     }
 }
