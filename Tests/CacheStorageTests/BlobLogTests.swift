@@ -69,32 +69,8 @@ struct BlobLogTests {
     @Test("a store from before the log reads its entries, and moves each to the log when it is replaced")
     func upgradesAStoreWithoutTheLog() async throws {
         let folder = TemporaryDirectory()
-        do {
-            // What a format-1 version wrote: records naming no number, blobs under digests.
-            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
-            let blobs = store.core.blobs
-            try blobs.write { txn in
-                var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
-                var items: [JournalItem] = []
-                for number in 0..<3 {
-                    let data = Self.bytes(number)
-                    let now = Date(millisecondsSince1970: Date().millisecondsSince1970)
-                    let metadata = EntryMetadata(
-                        key: Self.key(number), byteCount: data.count, checksum: data.withUnsafeBytes { XXHash64.hash($0) },
-                        storedAt: now, lastAccess: now, attributes: EntryAttributes())
-                    let digest = KeyDigest(key: Self.key(number))
-                    try digest.withBytes { key in
-                        try EntryRecord.encode(metadata).withUnsafeBytes { try txn.put(blobs.databases.records, key: key, value: $0) }
-                        try data.withUnsafeBytes { try txn.put(blobs.databases.blobs, key: key, value: $0) }
-                    }
-                    items.append(JournalItem(digest: digest))
-                }
-                try txn.appendJournal(items, info: &info, blobs.databases)
-                info.format = 1
-                try txn.writeStoreInfo(info, blobs.databases)
-            }
-            store.close()
-        }
+        // What a format-1 version wrote: records naming no number, blobs under digests.
+        try OlderFormats.makeStore(in: folder.url, format: 1, entries: (0..<3).map { (Self.key($0), Self.bytes($0)) })
         let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
         #expect(try Self.layout(store).format == 1, "opening writes nothing")

@@ -167,36 +167,9 @@ struct RecordLogTests {
     @Test("a store from before the record log reads its records where they are, and logs each when it is replaced")
     func upgradesAStoreWithoutTheRecordLog() async throws {
         let folder = TemporaryDirectory()
-        do {
-            // What a format-2 version wrote: records under digests naming their blobs' numbers.
-            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
-            let blobs = store.core.blobs
-            try blobs.write { txn in
-                var info = try #require(try txn.storeInfo(blobs.databases))
-                let log = try #require(blobs.databases.blobLog)
-                var items: [JournalItem] = []
-                for number in 0..<3 {
-                    let data = Self.bytes(number)
-                    let now = Date(millisecondsSince1970: Date().millisecondsSince1970)
-                    let metadata = EntryMetadata(
-                        key: Self.key(number), byteCount: data.count, checksum: data.withUnsafeBytes { XXHash64.hash($0) },
-                        storedAt: now, lastAccess: now, attributes: EntryAttributes())
-                    let digest = KeyDigest(key: Self.key(number))
-                    let record = EntryRecord.naming(blobNumber: UInt64(number + 1), in: EntryRecord.encode(metadata))
-                    try digest.withBytes { key in
-                        try record.withUnsafeBytes { try txn.put(blobs.databases.records, key: key, value: $0) }
-                    }
-                    try BlobLocation.log(UInt64(number + 1)).withKey { key in
-                        try data.withUnsafeBytes { try txn.put(log, key: key, value: $0) }
-                    }
-                    items.append(JournalItem(digest: digest))
-                }
-                try txn.appendJournal(items, info: &info, blobs.databases)
-                info.format = StoreInfo.blobLogFormat
-                try txn.writeStoreInfo(info, blobs.databases)
-            }
-            store.close()
-        }
+        // What a format-2 version wrote: records under digests naming their blobs' numbers.
+        try OlderFormats.makeStore(
+            in: folder.url, format: StoreInfo.blobLogFormat, entries: (0..<3).map { (Self.key($0), Self.bytes($0)) })
         let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
         #expect(try Self.layout(store).format == StoreInfo.blobLogFormat, "opening writes nothing")

@@ -66,25 +66,29 @@ struct HTTPCacheConformanceTests {
         }
     }
 
-    /// Runs `tests`, then once more, a few at a time, those that missed: a test whose pauses are
-    /// measured in whole seconds can miss on a machine loaded by the rest of the suite, and a
-    /// second run shows whether the miss was the machine's or the cache's. A test that fails both
-    /// runs counts as failed. The reruns are printed.
+    /// Runs `tests`, then twice more, a few at a time, those that still missed: a test
+    /// whose pauses are measured in whole seconds can miss on a machine loaded by the rest of the
+    /// suite, and the later runs show whether the miss was the machine's or the cache's (the first
+    /// run missed 23–34 of the tests through URLSession in six full runs on one machine, where 23
+    /// miss by design; a second run once still left two of the machine's). A test that fails every
+    /// run counts as failed. The reruns are printed.
     static func runWithRerun(
         _ tests: [CacheTestsCase], configure: (inout ConformanceRun) -> Void = { _ in }
     ) async throws -> [String: TestOutcome] {
         var first = ConformanceRun(tests: tests)
         configure(&first)
         var results = try await first.run()
-        let missed = tests.filter { results[$0.id]?.isPassed != true }
-        guard !missed.isEmpty else { return results }
-        var again = ConformanceRun(tests: missed)
-        configure(&again)
-        again.concurrency = 4
-        let second = try await again.run()
-        let recovered = missed.filter { second[$0.id]?.isPassed == true }
-        for test in recovered { results[test.id] = second[test.id] }
-        print("http-cache-conformance: \(missed.count) missed, \(recovered.count) passed when run again: \(recovered.map(\.id))")
+        for _ in 0..<2 {
+            let missed = tests.filter { results[$0.id]?.isPassed != true }
+            guard !missed.isEmpty else { break }
+            var again = ConformanceRun(tests: missed)
+            configure(&again)
+            again.concurrency = 4
+            let rerun = try await again.run()
+            let recovered = missed.filter { rerun[$0.id]?.isPassed == true }
+            for test in recovered { results[test.id] = rerun[test.id] }
+            print("http-cache-conformance: \(missed.count) missed, \(recovered.count) passed when run again: \(recovered.map(\.id))")
+        }
         return results
     }
 
