@@ -100,19 +100,11 @@ extension PersistentStore {
                     }
                     return true
                 }
-                if let log = databases.blobLog {
+                for (log, name) in [(databases.blobLog, "log"), (databases.recordLog, "record")] {
+                    guard let log else { continue }
                     try txn.forEach(log) { keyBytes, _ in
                         if let number = BlobLocation.number(fromKey: keyBytes), !named.contains(number) {
-                            report.problems.append(.orphanBlob(digest: "log#\(number)"))
-                            orphanedLogBlobs.append(number)
-                        }
-                        return true
-                    }
-                }
-                if let log = databases.recordLog {
-                    try txn.forEach(log) { keyBytes, _ in
-                        if let number = BlobLocation.number(fromKey: keyBytes), !named.contains(number) {
-                            report.problems.append(.orphanBlob(digest: "record#\(number)"))
+                            report.problems.append(.orphanBlob(digest: "\(name)#\(number)"))
                             orphanedLogBlobs.append(number)
                         }
                         return true
