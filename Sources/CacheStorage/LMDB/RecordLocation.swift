@@ -17,12 +17,11 @@ enum RecordLocation: Equatable {
     case log(UInt64)
     case inline
 
-    /// Bytes of a `records` value that names a logged record; a record is always longer.
-    static let pointerBytes = 8
     /// A logged value is the entry's digest then its record: a stale pointer is told apart by it.
     static let digestPrefixBytes = KeyDigest.byteCount
 
-    /// Where the record of the `records` value `value` is.
+    /// Where the record of the `records` value `value` is: a value of 8 bytes is a number (a
+    /// record is always longer).
     init(recordsValue value: UnsafeRawBufferPointer) {
         if let number = BlobLocation.number(fromKey: value) {
             self = .log(number)

@@ -464,8 +464,8 @@ final class StoreCore: Sendable {
     /// digest, in transactions of ``removalsPerTransaction``: each rewrites a run of neighbouring
     /// leaves, where deleting each pointer with its entry rewrote about one leaf per entry. Queued
     /// puts are committed between transactions. A pointer a put has since reused is live and stays;
-    /// one left by a failure here (a full disk, a crash) reads as no entry and goes with the next
-    /// put or removal of its key.
+    /// one left by a failure here (a full disk, a crash) reads as no entry and stays until its key
+    /// is put again.
     private func deleteStalePointers(_ digests: inout [KeyDigest]) {
         guard !digests.isEmpty else { return }
         digests.sort { ($0.high, $0.low) < ($1.high, $1.low) }
