@@ -537,10 +537,11 @@ final class StoreCore: Sendable {
             let change = try rows.withLock { $0! }.get()
             let outcome = try removed.get()
             try index.adjustTotals(change)
-            let head = try mirror.catchUpInTransaction(removedRows: Set(victims.map(\.digest)))
+            let head = try mirror.catchUpInTransaction(
+                removedRows: Set(victims.map(\.digest)), removalJournal: outcome.journal)
             try index.writer.execute("COMMIT")
             appliedSequence.withLock { $0 = head }
-            return outcome
+            return (outcome.entries, outcome.bytes, outcome.keptPointers)
         } catch {
             try? index.writer.execute("ROLLBACK")
             throw error
@@ -549,13 +550,16 @@ final class StoreCore: Sendable {
 
     /// Deletes entries by digest, journaled, in transactions of ``removalsPerTransaction``; with
     /// `keepingPointers`, logged records' pointers stay in `records` and are returned (see
-    /// ``RecordLocation``).
+    /// ``RecordLocation``). `journal` is the span of sequences the transactions wrote, when they
+    /// wrote one unbroken span (no other process committed between them).
     private func removeDigests(_ digests: [KeyDigest], keepingPointers: Bool) throws
-        -> (entries: Int, bytes: Int, keptPointers: [KeyDigest])
+        -> (entries: Int, bytes: Int, keptPointers: [KeyDigest], journal: JournalSpan?)
     {
         var entries = 0
         var bytes = 0
         var kept: [KeyDigest] = []
+        var journal: JournalSpan?
+        var journalUnbroken = true
         // Small values sit inside LMDB's leaf pages, so deleting them dirties those pages, which
         // LMDB holds in memory until commit (and caps per transaction): commit in bounded chunks.
         for start in stride(from: 0, to: digests.count, by: Self.removalsPerTransaction) {
@@ -563,8 +567,9 @@ final class StoreCore: Sendable {
             let trimThrough = trimmableSequence
             // The body may run again (a grown map, a released reserve): count in it, per run.
             let freed = try freeingSpace {
-                try blobs.write { txn -> (entries: Int, bytes: Int, kept: [KeyDigest]) in
+                try blobs.write { txn -> (entries: Int, bytes: Int, kept: [KeyDigest], journal: JournalSpan) in
                     var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
+                    let headBefore = info.head
                     try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
                     var changes = ChangeSet(txn: txn, databases: blobs.databases)
                     var freed = (entries: 0, bytes: 0)
@@ -578,14 +583,20 @@ final class StoreCore: Sendable {
                     freed.bytes += changes.derivedRemoved.bytes
                     try txn.appendJournal(changes.touched, info: &info, blobs.databases)
                     try txn.writeStoreInfo(info, blobs.databases)
-                    return (freed.entries, freed.bytes, changes.keptPointers)
+                    return (freed.entries, freed.bytes, changes.keptPointers, JournalSpan(after: headBefore, through: info.head))
                 }
             }
             entries += freed.entries
             bytes += freed.bytes
             kept += freed.kept
+            if let span = journal {
+                journalUnbroken = journalUnbroken && span.through == freed.journal.after
+                journal = JournalSpan(after: span.after, through: freed.journal.through)
+            } else {
+                journal = freed.journal
+            }
         }
-        return (entries, bytes, kept)
+        return (entries, bytes, kept, journalUnbroken ? journal : nil)
     }
 
     /// The most entries one LMDB transaction deletes (see `removeDigests`).

@@ -25,11 +25,15 @@ struct StoreMirror {
         }
     }
 
-    /// The same, inside a write transaction the caller holds. `removedRows` are digests whose rows
-    /// the caller already deleted in it: when their records are still absent, replay skips them.
+    /// The same, inside a write transaction the caller holds. `removedRows` are digests whose
+    /// entries the caller deleted, and whose rows it already deleted in it: when their records are
+    /// still absent, replay skips them. `removalJournal` is the span of the journal the deletions
+    /// wrote: when it is all that replay has to read, no other process can have stored those
+    /// digests again, and they are skipped without reading their records (one lookup in
+    /// `records` each, a third of a mass eviction's replay).
     func catchUpInTransaction(
         accesses: [IndexRowKey: Int64] = [:], counters: [String: Int64] = [:], forceRebuild: Bool = false,
-        removedRows: Set<KeyDigest> = []
+        removedRows: Set<KeyDigest> = [], removalJournal: JournalSpan? = nil
     ) throws -> UInt64 {
         do {
             let state = try index.mirrorState()
@@ -53,8 +57,10 @@ struct StoreMirror {
                 } else if state.appliedSequence < info.head {
                     var change = TotalsChange()
                     var leftBehind: [IndexRowKey] = []
+                    let onlyRemovals = removalJournal == JournalSpan(after: state.appliedSequence, through: info.head)
                     for item in items ?? [] {
                         let digest = item.digest
+                        if onlyRemovals && removedRows.contains(digest) { continue }
                         let record = try txn.record(of: digest, blobs.databases)?.bytes
                         if record == nil && removedRows.contains(digest) { continue }
                         // A record this version cannot read is not an entry to list: its row goes.

@@ -1,0 +1,91 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CacheStorage
+
+/// An eviction slice deletes its victims' index rows itself, then replays the journal in the same
+/// SQLite transaction (`StoreMirror.catchUpInTransaction`). When its own deletions are all the
+/// journal holds, the replay skips its victims without reading their records; when another commit
+/// came between (another process's, which may have stored a victim's key again), it reads them.
+@Suite("Replay after an eviction slice")
+struct EvictionReplayTests {
+    static func key(_ number: Int) -> String { "https://cdn.example.com/replay/\(number).jpg" }
+
+    static func populated(_ folder: TemporaryDirectory) async throws -> PersistentStore {
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        try await store.put((0..<10).map { NewEntry(key: Self.key($0), data: Data(repeating: UInt8($0), count: 500)) })
+        try await store.flush()
+        return store
+    }
+
+    /// Journals an update of `key`'s attributes (its record stays) in one commit; returns the span
+    /// of the journal that commit wrote.
+    static func journalUpdate(_ store: PersistentStore, _ key: String) throws -> JournalSpan {
+        let blobs = store.core.blobs
+        return try blobs.write { txn in
+            var info = try #require(try txn.storeInfo(blobs.databases))
+            let before = info.head
+            var changes = ChangeSet(txn: txn, databases: blobs.databases)
+            guard case .found(true) = try changes.apply(.update(key: key, attributes: EntryAttributes(format: "png"))) else {
+                Issue.record("\(key) was not updated")
+                return JournalSpan(after: before, through: before)
+            }
+            try txn.appendJournal(changes.touched, info: &info, blobs.databases)
+            try txn.writeStoreInfo(info, blobs.databases)
+            return JournalSpan(after: before, through: info.head)
+        }
+    }
+
+    /// Deletes `key`'s index row as a slice does, then replays with the slice's arguments.
+    static func deleteRowAndReplay(_ store: PersistentStore, _ key: String, journal: JournalSpan) throws {
+        let index = store.core.index
+        let digest = KeyDigest(key: key)
+        let stored = try #require(try store.metadata(for: key))
+        try index.writer.transaction {
+            let change = try index.delete(rows: [IndexRowKey(stored, digest: digest)])
+            #expect(change.entries == -1)
+            try index.adjustTotals(change)
+            _ = try store.core.mirror.catchUpInTransaction(removedRows: [digest], removalJournal: journal)
+        }
+    }
+
+    static func indexRows(_ store: PersistentStore, _ key: String) throws -> Int64 {
+        try store.core.index.query { connection in
+            let statement = try connection.prepare("SELECT count(*) FROM entries WHERE digest = ?")
+            try KeyDigest(key: key).withBytes { try statement.bind(1, blob: $0) }
+            return try statement.step() ? statement.int64(0) : -1
+        }
+    }
+
+    @Test("with only the slice's own commit to replay, its victims are skipped unread")
+    func ownCommitOnly() async throws {
+        let folder = TemporaryDirectory()
+        let store = try await Self.populated(folder)
+        defer { store.close() }
+        let journal = try Self.journalUpdate(store, Self.key(3))
+        try Self.deleteRowAndReplay(store, Self.key(3), journal: journal)
+        // The record is in fact still there (only its row was deleted here): the replay took the
+        // slice's word for it instead of reading it, so the row stays gone, and verify finds that.
+        #expect(try Self.indexRows(store, Self.key(3)) == 0)
+        let report = try await store.verify(repair: true)
+        #expect(report.problems == [.unindexedEntry(key: Self.key(3))])
+        #expect(try Self.indexRows(store, Self.key(3)) == 1)
+        #expect(try store.statistics().entries == 10)
+    }
+
+    @Test("with another commit between, every journaled record is read, and a victim stored again keeps its row")
+    func anotherCommitBetween() async throws {
+        let folder = TemporaryDirectory()
+        let store = try await Self.populated(folder)
+        defer { store.close() }
+        let journal = try Self.journalUpdate(store, Self.key(3))
+        // Another commit after the slice's, as another process's put of the same key would be.
+        _ = try Self.journalUpdate(store, Self.key(5))
+        try Self.deleteRowAndReplay(store, Self.key(3), journal: journal)
+        #expect(try Self.indexRows(store, Self.key(3)) == 1)
+        #expect(try store.entries().first { $0.key == Self.key(5) }?.attributes.format == "png")
+        #expect(try await store.verify().isClean)
+        #expect(try store.statistics().entries == 10)
+    }
+}
