@@ -154,7 +154,8 @@ struct RecordLogTests {
         #expect(try store.get(Self.key(2))?.data == Self.bytes(2))
         let blobs = store.core.blobs
         let deleted = try blobs.write { txn in
-            try [1, 2].map { try txn.deletePointerIfStale(KeyDigest(key: Self.key($0)), blobs.databases) }
+            let records = try LMDBCursor(txn, blobs.databases.records)
+            return try [1, 2].map { try txn.deletePointerIfStale(KeyDigest(key: Self.key($0)), records: records, blobs.databases) }
         }
         #expect(deleted == [false, false], "live numbers stay")
         let layout = try Self.layout(store)

@@ -52,10 +52,14 @@ extension LMDBTransaction {
         return try location.withKey { try get(database, key: $0) }
     }
 
-    /// Deletes the blob at `location`; returns whether it existed.
+    /// Deletes the blob at `location`; returns whether it existed. `logCursor`, a cursor on the
+    /// blob log, deletes a logged blob through it (see ``LMDBCursor``).
     @discardableResult
-    func deleteBlob(at location: BlobLocation, _ databases: BlobStore.Databases) throws -> Bool {
+    func deleteBlob(at location: BlobLocation, logCursor: LMDBCursor? = nil, _ databases: BlobStore.Databases) throws
+        -> Bool
+    {
         guard let database = location.database(databases) else { return false }
+        if case .log = location, let logCursor { return try location.withKey { try logCursor.delete($0) } }
         return try location.withKey { try delete(database, key: $0) }
     }
 

@@ -59,14 +59,6 @@ extension LMDBTransaction {
         return StoredRecord(bytes: UnsafeRawBufferPointer(rebasing: logged[RecordLocation.digestPrefixBytes...]), location: location)
     }
 
-    /// Whether `records` holds a stale pointer for `digest` (see ``RecordLocation``).
-    func holdsStalePointer(_ digest: KeyDigest, _ databases: BlobStore.Databases) throws -> Bool {
-        guard databases.recordLog != nil,
-            let value = try digest.withBytes({ try get(databases.records, key: $0) }),
-            case .log = RecordLocation(recordsValue: value)
-        else { return false }
-        return try resolve(value, digest: digest, databases) == nil
-    }
 
     /// Stores `record` as the entry at `digest`'s: in the record log under `number` when there is
     /// one (`appending`: the number is past every key there), else in `records`; returns where.
@@ -107,21 +99,42 @@ extension LMDBTransaction {
     }
 
     /// Deletes the entry at `digest`'s record, found at `location`; a logged one's pointer stays
-    /// when `keepingPointer` (see ``RecordLocation``).
+    /// when `keepingPointer` (see ``RecordLocation``). `logCursor`, a cursor on the record log,
+    /// deletes a logged record through it (see ``LMDBCursor``).
     func deleteRecord(
-        of digest: KeyDigest, at location: RecordLocation, keepingPointer: Bool, _ databases: BlobStore.Databases
+        of digest: KeyDigest, at location: RecordLocation, keepingPointer: Bool, logCursor: LMDBCursor? = nil,
+        _ databases: BlobStore.Databases
     ) throws {
         if case let .log(number) = location, let log = databases.recordLog {
-            try BlobLocation.log(number).withKey { _ = try delete(log, key: $0) }
+            try BlobLocation.log(number).withKey { key in
+                _ = try logCursor.map { try $0.delete(key) } ?? delete(log, key: key)
+            }
             if keepingPointer { return }
         }
         try digest.withBytes { _ = try delete(databases.records, key: $0) }
     }
 
-    /// Deletes `digest`'s pointer if it is stale; returns whether it did.
-    func deletePointerIfStale(_ digest: KeyDigest, _ databases: BlobStore.Databases) throws -> Bool {
-        guard try holdsStalePointer(digest, databases) else { return false }
-        return try digest.withBytes { try delete(databases.records, key: $0) }
+    /// Whether `records` holds a stale pointer for `digest` (see ``RecordLocation``).
+    func holdsStalePointer(_ digest: KeyDigest, _ databases: BlobStore.Databases) throws -> Bool {
+        guard let value = try digest.withBytes({ try get(databases.records, key: $0) }) else { return false }
+        return try isStalePointer(value, of: digest, databases)
+    }
+
+    /// Deletes `digest`'s pointer if it is stale; returns whether it did. `records` is a cursor on
+    /// `records`: digests taken in order are found on its current page.
+    func deletePointerIfStale(_ digest: KeyDigest, records: LMDBCursor, _ databases: BlobStore.Databases) throws -> Bool {
+        guard let value = try digest.withBytes({ try records.find($0) }), try isStalePointer(value, of: digest, databases)
+        else { return false }
+        try records.deleteFound()
+        return true
+    }
+
+    /// Whether `value`, `digest`'s in `records`, is a number that names no record of `digest`'s.
+    private func isStalePointer(_ value: UnsafeRawBufferPointer, of digest: KeyDigest, _ databases: BlobStore.Databases)
+        throws -> Bool
+    {
+        guard databases.recordLog != nil, case .log = RecordLocation(recordsValue: value) else { return false }
+        return try resolve(value, digest: digest, databases) == nil
     }
 
     /// Walks every entry in digest order until `body` returns false: its digest and record.

@@ -23,6 +23,9 @@ struct ChangeSet {
     private(set) var wroteToRecordLog = false
     /// Entries deleted with `keepingPointer` whose pointers stayed in `records` (see ``RecordLocation``).
     private(set) var keptPointers: [KeyDigest] = []
+    /// Cursors on the blob and record logs, opened at the first deletion: an eviction deletes the
+    /// oldest entries, from the logs' fronts, and finds most keys on the page the last one was on.
+    private var logCursors: (blobs: LMDBCursor?, records: LMDBCursor?)?
 
     init(txn: LMDBTransaction, databases: BlobStore.Databases) {
         self.txn = txn
@@ -158,18 +161,30 @@ struct ChangeSet {
         let previous = record.flatMap(EntryRecord.decode)
         if linked, let previous { try unlink(previous, digest: digest) }
         var size = previous?.byteCount ?? (record == nil ? nil : 0)
+        let cursors = try openLogCursors()
         if let stored {
             let keeps = keepingPointer && stored.location != .inline
-            try txn.deleteRecord(of: digest, at: stored.location, keepingPointer: keeps, databases)
+            try txn.deleteRecord(
+                of: digest, at: stored.location, keepingPointer: keeps, logCursor: cursors.records, databases)
             if keeps { keptPointers.append(digest) }
         } else {
             // Nothing, or a stale pointer: that goes, and is not an entry.
             _ = try digest.withBytes { try txn.delete(databases.records, key: $0) }
         }
-        if try txn.deleteBlob(at: blob, databases) { size = size ?? 0 }
+        if try txn.deleteBlob(at: blob, logCursor: cursors.blobs, databases) { size = size ?? 0 }
         if size != nil { touch(digest, leaving: row) }
         if linked { try deleteDependents(of: digest) }
         return size
+    }
+
+    private mutating func openLogCursors() throws -> (blobs: LMDBCursor?, records: LMDBCursor?) {
+        if let logCursors { return logCursors }
+        let opened = (
+            blobs: try databases.blobLog.map { try LMDBCursor(txn, $0) },
+            records: try databases.recordLog.map { try LMDBCursor(txn, $0) }
+        )
+        logCursors = opened
+        return opened
     }
 
     // MARK: Derived entries

@@ -473,7 +473,8 @@ final class StoreCore: Sendable {
             let chunk = digests[start..<min(start + Self.removalsPerTransaction, digests.count)]
             do {
                 try blobs.write { txn in
-                    for digest in chunk { _ = try txn.deletePointerIfStale(digest, blobs.databases) }
+                    let records = try LMDBCursor(txn, blobs.databases.records)
+                    for digest in chunk { _ = try txn.deletePointerIfStale(digest, records: records, blobs.databases) }
                 }
             } catch {
                 break
