@@ -29,9 +29,7 @@ final class BackgroundWriteback: @unchecked Sendable {
     func start(perform: @escaping @Sendable (Job) -> Void) {
         self.perform = perform
         started = true
-        let thread = Thread { [self] in run() }
-        thread.name = "CacheStorage.writeback"
-        thread.start()
+        BackgroundThread.start(named: "cache-writeback") { [self] in run() }
     }
 
     /// Asks for `job`, unless it is already waiting to run.

@@ -31,9 +31,7 @@ final class StoreWriter: @unchecked Sendable {
     /// Starts the thread; `process` runs there for every batch (and for idle passes).
     func start(process: @escaping @Sendable (_ batch: [Pending], _ idle: Bool) -> Void) {
         self.process = process
-        let thread = Thread { [self] in run() }
-        thread.name = "CacheStorage.writer"
-        thread.start()
+        BackgroundThread.start(named: "cache-writer") { [self] in run() }
     }
 
     func submit(_ operation: WriteOperation, completion: @escaping Completion) {
