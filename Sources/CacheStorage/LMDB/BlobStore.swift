@@ -191,7 +191,16 @@ final class BlobStore: @unchecked Sendable {
 
     private static func openDatabases(_ env: OpaquePointer, readOnly: Bool) throws(OpenFailure) -> Databases {
         var txn: OpaquePointer?
-        var code = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        let txnFlags = readOnly ? UInt32(MDB_RDONLY) : 0
+        var code = mdb_txn_begin(env, nil, txnFlags, &txn)
+        // Another process grew the map past this one's since `mdb_env_open` read its size (seen
+        // with writers growing a 1 MiB map beside an opening evictor): adopt the new size, as
+        // any later transaction does (none of this process's is active yet), and begin again.
+        // Growth is bounded by the disk, so is this loop; the bound is only a guard.
+        for _ in 0..<16 where code == MDB_MAP_RESIZED {
+            mdb_env_set_mapsize(env, 0)
+            code = mdb_txn_begin(env, nil, txnFlags, &txn)
+        }
         guard code == 0, let txn else {
             throw LMDBError.meansCorruption(code)
                 ? .damaged(String(cString: mdb_strerror(code)))
