@@ -59,7 +59,6 @@ extension LMDBTransaction {
         return StoredRecord(bytes: UnsafeRawBufferPointer(rebasing: logged[RecordLocation.digestPrefixBytes...]), location: location)
     }
 
-
     /// Stores `record` as the entry at `digest`'s: in the record log under `number` when there is
     /// one (`appending`: the number is past every key there), else in `records`; returns where.
     @discardableResult
