@@ -28,4 +28,33 @@ struct AccessLogTests {
         _ = log.recordHit(Self.row(AccessLog.capacity + 5), at: 3_000)
         #expect(log.pendingAccess(Self.row(AccessLog.capacity + 5)) == 3_000)
     }
+
+    @Test("a partial drain leaves the rest in the backlog: still pending, newer reads win, and it counts toward the capacity")
+    func backlogAfterAPartialDrain() {
+        let log = AccessLog()
+        for number in 0..<10 { _ = log.recordHit(Self.row(number), at: 1_000 + Int64(number)) }
+        let first = log.drain(limit: 4)
+        #expect(first.accesses.count == 4 && first.remaining == 6)
+        #expect(first.hits == 10)
+        let left = (0..<10).filter { first.accesses[Self.row($0)] == nil }
+        #expect(left.count == 6)
+        // Waiting in the backlog: still pending, and a newer read of one of them wins.
+        for number in left { #expect(log.pendingAccess(Self.row(number)) == 1_000 + Int64(number)) }
+        #expect(log.recordHit(Self.row(left[0]), at: 5_000) == 7)
+        #expect(log.pendingAccess(Self.row(left[0])) == 5_000)
+        let second = log.drain()
+        #expect(second.accesses.count == 6 && second.remaining == 0)
+        #expect(second.accesses[Self.row(left[0])] == 5_000)
+        #expect(second.accesses[Self.row(left[1])] == 1_000 + Int64(left[1]))
+        #expect(second.hits == 1)
+        for number in 0..<10 { #expect(log.pendingAccess(Self.row(number)) == nil) }
+
+        // The backlog counts toward the capacity until it is handed over.
+        for number in 0..<AccessLog.capacity { _ = log.recordHit(Self.row(number), at: 7_000) }
+        #expect(log.drain(limit: 1).remaining == AccessLog.capacity - 1)
+        #expect(log.recordHit(Self.row(AccessLog.capacity), at: 8_000) == AccessLog.capacity)
+        #expect(log.recordHit(Self.row(AccessLog.capacity + 1), at: 8_000) == AccessLog.capacity)
+        #expect(log.pendingAccess(Self.row(AccessLog.capacity + 1)) == nil)
+        #expect(log.drain().accesses.count == AccessLog.capacity)
+    }
 }

@@ -10,24 +10,34 @@ import Foundation
 /// of a million entries held 20 MB more). Past it, a read of an entry not yet waiting counts as a
 /// hit but leaves the entry's last access where it was, so a storm of reads makes eviction order
 /// approximate for those entries, never memory grow.
+///
+/// The writer takes what waits in one swap under the readers' lock, into a backlog of its own
+/// that it persists a pass at a time (see ``drain(limit:)``): the readers' lock is never held for
+/// longer than that swap, by a writer thread that runs below the app's (``BackgroundThread``) and
+/// could otherwise be preempted while a reader waits for it.
 final class AccessLog: Sendable {
-    /// The most distinct entries whose reads wait to be persisted.
+    /// The most distinct entries whose reads wait to be persisted, in the log and its backlog.
     static let capacity = 1 << 16
 
     private struct State {
         var lastAccess: [IndexRowKey: Int64] = [:]
+        /// How many accesses the backlog holds (at most; exact after each drain).
+        var backlogCount = 0
         var hits: Int64 = 0
         var misses: Int64 = 0
     }
 
     private let state = Locked(State())
+    /// Accesses taken from `state` but not yet handed to the writer; touched by the writer's drain
+    /// and by `pendingAccess`, never by a read.
+    private let backlog = Locked<[IndexRowKey: Int64]>([:])
 
     /// Records a hit; returns how many distinct entries wait to be persisted.
     func recordHit(_ row: IndexRowKey, at milliseconds: Int64) -> Int {
         state.withLock { state in
             Self.record(row, at: milliseconds, in: &state)
             state.hits += 1
-            return state.lastAccess.count
+            return state.lastAccess.count + state.backlogCount
         }
     }
 
@@ -38,7 +48,9 @@ final class AccessLog: Sendable {
     }
 
     private static func record(_ row: IndexRowKey, at milliseconds: Int64, in state: inout State) {
-        if state.lastAccess.count < capacity || state.lastAccess[row] != nil { state.lastAccess[row] = milliseconds }
+        if state.lastAccess.count + state.backlogCount < capacity || state.lastAccess[row] != nil {
+            state.lastAccess[row] = milliseconds
+        }
     }
 
     func recordMiss() {
@@ -47,25 +59,39 @@ final class AccessLog: Sendable {
 
     /// A pending access time not yet persisted, if any.
     func pendingAccess(_ row: IndexRowKey) -> Int64? {
-        state.withLock { $0.lastAccess[row] }
+        // The backlog's lock first, as `drain` takes them: an access moving from one to the
+        // other is seen in one of them.
+        backlog.withLock { backlog in state.withLock { $0.lastAccess[row] } ?? backlog[row] }
     }
 
-    /// Takes what was recorded so far: every access, or at most `limit` of them (the rest stay for
-    /// the next drain), and the counters. `remaining` says how many accesses stayed.
+    /// Takes what was recorded so far: every access, or at most `limit` of them (the rest stay in
+    /// the backlog for the next drain), and the counters. `remaining` says how many accesses stayed.
+    /// One caller at a time: the writer thread (or closing, once it has ended).
     func drain(limit: Int = .max) -> (accesses: [IndexRowKey: Int64], hits: Int64, misses: Int64, remaining: Int) {
-        state.withLock { state in
-            let counters = (state.hits, state.misses)
-            state.hits = 0
-            state.misses = 0
-            guard state.lastAccess.count > limit else {
-                defer { state.lastAccess = [:] }
-                return (state.lastAccess, counters.0, counters.1, 0)
+        let drained = backlog.withLock { backlog -> (taken: [IndexRowKey: Int64], hits: Int64, misses: Int64, remaining: Int) in
+            let (recorded, hits, misses) = state.withLock { state in
+                defer {
+                    // At most: the merge below only removes duplicates.
+                    state.backlogCount += state.lastAccess.count
+                    state.lastAccess = [:]
+                    state.hits = 0
+                    state.misses = 0
+                }
+                return (state.lastAccess, state.hits, state.misses)
+            }
+            // Recorded since the backlog was filled: newer, unless a clock went back.
+            backlog.merge(recorded) { max($0, $1) }
+            guard backlog.count > limit else {
+                defer { backlog = [:] }
+                return (backlog, hits, misses, 0)
             }
             var taken: [IndexRowKey: Int64] = [:]
             taken.reserveCapacity(limit)
-            for (row, milliseconds) in state.lastAccess.prefix(limit) { taken[row] = milliseconds }
-            for row in taken.keys { state.lastAccess.removeValue(forKey: row) }
-            return (taken, counters.0, counters.1, state.lastAccess.count)
+            for (row, milliseconds) in backlog.prefix(limit) { taken[row] = milliseconds }
+            for row in taken.keys { backlog.removeValue(forKey: row) }
+            return (taken, hits, misses, backlog.count)
         }
+        state.withLock { $0.backlogCount = drained.remaining }
+        return (drained.taken, drained.hits, drained.misses, drained.remaining)
     }
 }
