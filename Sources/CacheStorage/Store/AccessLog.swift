@@ -79,8 +79,9 @@ final class AccessLog: Sendable {
                 }
                 return (state.lastAccess, state.hits, state.misses)
             }
-            // Recorded since the backlog was filled: newer, unless a clock went back.
-            backlog.merge(recorded) { max($0, $1) }
+            // Recorded since the backlog was filled: newer, unless a clock went back. An empty
+            // backlog (every drain but one after a partial take) takes the recorded ones as they are.
+            if backlog.isEmpty { backlog = recorded } else { backlog.merge(recorded) { max($0, $1) } }
             guard backlog.count > limit else {
                 defer { backlog = [:] }
                 return (backlog, hits, misses, 0)
