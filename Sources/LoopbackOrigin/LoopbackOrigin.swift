@@ -9,7 +9,8 @@ import NIOPosix
 /// Every response is whatever the handler returns, byte for byte: status, header order, repeated
 /// names, `Date`; a body is framed by a `Content-Length` the handler sets (cut there if longer, and
 /// the connection then closed). Connections are kept alive and `TCP_NODELAY` is set, so a request costs about a
-/// millisecond. Every request is logged.
+/// millisecond. Every request is logged. It serves from a thread of its own (``OriginExecutor``),
+/// so tests that keep Swift's shared pool busy do not stop it answering.
 ///
 /// ```swift
 /// let origin = try await LoopbackOrigin.start { request in
@@ -46,7 +47,9 @@ public final class LoopbackOrigin: Sendable {
 
     /// Starts listening on an ephemeral port of 127.0.0.1.
     public static func start(handler: @escaping Handler) async throws -> LoopbackOrigin {
-        let unserved = UnservedConnections()
+        // Every connection's task inherits the preference, and the handler runs in it.
+        let executor = OriginExecutor()
+        let unserved = UnservedConnections(executor: executor)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -61,7 +64,7 @@ public final class LoopbackOrigin: Sendable {
         let port = server.channel.localAddress?.port ?? 0
         let recorder = NIOLockedValueBox<LoopbackOrigin?>(nil)
         let stopped = NIOLockedValueBox(false)
-        let serving = Task<Void, Never> {
+        let serving = Task<Void, Never>(executorPreference: executor) {
             // Ends when stop() closes the server channel; connection errors end only that connection.
             _ = try? await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { connections in

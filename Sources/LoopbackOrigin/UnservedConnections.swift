@@ -14,6 +14,11 @@ final class UnservedConnections: Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
     private let held = NIOLockedValueBox<[ObjectIdentifier: Connection]>([:])
+    private let executor: OriginExecutor
+
+    init(executor: OriginExecutor) {
+        self.executor = executor
+    }
 
     /// Holds `connection` until it is claimed or its channel closes; returns it.
     func hold(_ connection: Connection) -> Connection {
@@ -35,6 +40,6 @@ final class UnservedConnections: Sendable {
 
     private func close(_ id: ObjectIdentifier) {
         guard let connection = held.withLockedValue({ $0.removeValue(forKey: id) }) else { return }
-        Task { try? await connection.executeThenClose { _, _ in } }
+        Task(executorPreference: executor) { try? await connection.executeThenClose { _, _ in } }
     }
 }

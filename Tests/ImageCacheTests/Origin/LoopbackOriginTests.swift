@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCaching
 import LoopbackOrigin
 import Testing
 
@@ -65,5 +66,70 @@ struct LoopbackOriginTests {
         let session = URLSession(configuration: .ephemeral)
         await #expect(throws: (any Error).self) { _ = try await session.data(from: origin.url("/x")) }
         await origin.stop()
+    }
+
+    /// Tests that compute without awaiting hold threads of Swift's shared pool; with all of them
+    /// held, an origin served from that pool answered nothing until the client's timeout (seen in
+    /// CI: a body-limit test failed with URLSession's timeout while two long property tests ran).
+    @Test("answers while every thread of Swift's shared pool is held by work that does not await")
+    func answersWhilePoolIsHeld() async throws {
+        let origin = try await LoopbackOrigin.start { _ in OriginResponse(body: Data("served".utf8)) }
+        let url = origin.url("/while-held")
+        // The request and the waiting happen on a thread outside the pool, which is being filled.
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<HeldPoolOutcome, Never>) in
+            Thread.detachNewThread { continuation.resume(returning: HeldPoolOutcome.request(url)) }
+        }
+        await origin.stop()
+        #expect(outcome.heldThreads == ProcessInfo.processInfo.activeProcessorCount, "the pool never filled")
+        #expect(!outcome.poolRanDuringRequest, "the pool had a free thread: the origin was not tested without one")
+        #expect(outcome.error == nil)
+        #expect(outcome.body == Data("served".utf8))
+    }
+}
+
+/// What a request sent while every thread of the shared pool was held got back.
+private struct HeldPoolOutcome: Sendable {
+    var heldThreads = 0
+    var poolRanDuringRequest = false
+    var body: Data?
+    var error: String?
+
+    /// Holds every thread of the pool (one blocking task per core, its width on Linux), sends a
+    /// request to `url` with a 10 s timeout, then lets the pool go. Runs on a thread of its own.
+    static func request(_ url: URL) -> HeldPoolOutcome {
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        let held = Mutex(0)
+        let release = DispatchSemaphore(value: 0)
+        for _ in 0..<width {
+            Task.detached {
+                held.withLock { $0 += 1 }
+                // Blocks its thread, as a long computation would; bounded so nothing can hang.
+                _ = release.wait(timeout: .now() + 60)
+            }
+        }
+        defer { for _ in 0..<width { release.signal() } }
+        var outcome = HeldPoolOutcome()
+        // Other tests may hold pool threads for a while; every blocking task must be running.
+        let deadline = Date().addingTimeInterval(50)
+        while held.withLock({ $0 }) < width, Date() < deadline { usleep(1_000) }
+        outcome.heldThreads = held.withLock { $0 }
+        let probe = Mutex(false)
+        Task.detached { probe.withLock { $0 = true } }
+        var request = URLRequest(url: url)
+        request.timeoutInterval = 10
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<Data, any Error>?>(nil)
+        URLSession(configuration: .ephemeral).dataTask(with: request) { data, _, error in
+            result.withLock { $0 = error.map { .failure($0) } ?? .success(data ?? Data()) }
+            done.signal()
+        }.resume()
+        _ = done.wait(timeout: .now() + 15)
+        outcome.poolRanDuringRequest = probe.withLock { $0 }
+        switch result.withLock({ $0 }) {
+        case let .success(data): outcome.body = data
+        case let .failure(error): outcome.error = String(describing: error)
+        case nil: outcome.error = "no answer within 15 s"
+        }
+        return outcome
     }
 }
