@@ -67,7 +67,7 @@ extension PersistentStore {
         binds.append(.integer(host == nil ? Int64(limit ?? -1) : -1))
         binds.append(.integer(host == nil ? Int64(offset) : 0))
         return try core.index.query { connection in
-            let statement = try connection.prepare(sql)
+            let statement = try connection.prepare(built: sql)
             for (position, value) in binds.enumerated() {
                 switch value {
                 case let .integer(number): try statement.bind(Int32(position + 1), number)
@@ -112,7 +112,7 @@ extension PersistentStore {
                 """)
             try expiry.bind(1, now)
             _ = try expiry.step()
-            let largest = try connection.prepare(
+            let largest = try connection.prepare(built:
                 "SELECT \(IndexRow.columns) FROM entries ORDER BY byte_size DESC LIMIT 5")
             var largestEntries: [EntryMetadata] = []
             while try largest.step() { largestEntries.append(IndexRow.metadata(largest)) }
