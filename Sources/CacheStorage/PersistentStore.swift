@@ -138,7 +138,9 @@ public final class PersistentStore: Sendable {
         _ = try await core.writer.submit(.flush)
     }
 
-    private func prepare(_ entry: NewEntry) throws -> PreparedPut {
+    /// Checks `entry` against the limits and computes what the writer stores (internal for tests that
+    /// queue operations on the writer themselves).
+    func prepare(_ entry: NewEntry) throws -> PreparedPut {
         let configuration = core.configuration
         let keyBytes = entry.key.utf8.count
         guard keyBytes <= configuration.maxKeyBytes else {

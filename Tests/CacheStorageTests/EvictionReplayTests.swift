@@ -46,7 +46,7 @@ struct EvictionReplayTests {
             let change = try index.delete(rows: [IndexRowKey(stored, digest: digest)])
             #expect(change.entries == -1)
             try index.adjustTotals(change)
-            _ = try store.core.mirror.catchUpInTransaction(removedRows: [digest], removalJournal: journal)
+            _ = try store.core.mirror.catchUpInTransaction(own: StoreMirror.OwnChanges(journal: journal, removed: [digest]))
         }
     }
 

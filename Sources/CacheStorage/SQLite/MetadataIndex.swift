@@ -17,7 +17,8 @@ struct TotalsChange {
 ///
 /// It mirrors LMDB's records (see ``StoreMirror``) and adds what LMDB does not keep: last-access
 /// times and hit counters. Concurrency: `writer` is used only by the store's writer thread (and by
-/// `open`, before that thread starts); queries from other threads go through `reader`, behind its lock.
+/// `open`, before that thread starts), or by the ``IndexHelper`` on its behalf while it waits for the
+/// helper; queries from other threads go through `reader`, behind its lock.
 final class MetadataIndex: @unchecked Sendable {
     enum OpenFailure: Error {
         case damaged(String)

@@ -21,6 +21,9 @@ struct ChangeSet {
     private(set) var wroteToBlobLog = false
     /// Whether a put wrote to the record log (the same).
     private(set) var wroteToRecordLog = false
+    /// For each digest whose last change here was a put, the record that put prepared (before its
+    /// blob number was added): what ``IndexPrefill`` predicted.
+    private(set) var putRecords: [KeyDigest: [UInt8]] = [:]
     /// Entries deleted with `keepingPointer` whose pointers stayed in `records` (see ``RecordLocation``).
     private(set) var keptPointers: [KeyDigest] = []
     /// Cursors on the blob and record logs, opened at the first deletion: an eviction deletes the
@@ -131,6 +134,7 @@ struct ChangeSet {
         }
         if let previousBlob, previousBlob != blob { try txn.deleteBlob(at: previousBlob, databases) }
         touch(entry.digest, leaving: previousRow == newRow ? nil : previousRow)
+        putRecords[entry.digest] = entry.record
     }
 
     private mutating func update(key: String, attributes: EntryAttributes) throws -> Bool {
@@ -144,6 +148,7 @@ struct ChangeSet {
             encoded = EntryRecord.naming(blobNumber: number, in: encoded)
         }
         try txn.replaceRecord(encoded, of: digest, at: stored.location, databases)
+        putRecords[digest] = nil
         touch(digest)
         return true
     }
@@ -153,6 +158,7 @@ struct ChangeSet {
     /// With `keepingPointer`, a logged record's pointer stays in `records` (see ``RecordLocation``)
     /// and is listed in `keptPointers`.
     mutating func delete(_ digest: KeyDigest, keepingPointer: Bool = false) throws -> Int? {
+        putRecords[digest] = nil
         let linked = try hasLinks()
         let stored = try txn.record(of: digest, databases)
         let record = stored?.bytes

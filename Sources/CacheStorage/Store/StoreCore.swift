@@ -15,6 +15,8 @@ final class StoreCore: Sendable {
     let writer: StoreWriter
     /// Checkpoints and write-back the writer asks for without waiting on them.
     let writeback = BackgroundWriteback()
+    /// Index work the writer runs beside LMDB's (see ``IndexHelper``).
+    let indexHelper = IndexHelper()
     /// Held shared for the core's life, so compaction can tell whether another process is using
     /// the store (nil for a read-only store that could not open it).
     let usersLock: FileLock?
@@ -112,6 +114,7 @@ final class StoreCore: Sendable {
 
     func close() {
         writer.stop()
+        indexHelper.stop()
         writeback.stop()
         // The writer's last pass may only have asked for a write-back: the store closes synced.
         if !isReadOnly { flushIfDue(force: true) }
@@ -168,12 +171,15 @@ final class StoreCore: Sendable {
     private func commitGroup(_ items: [StoreWriter.Pending]) {
         guard !items.isEmpty else { return }
         let removalsOnly = items.allSatisfy(\.operation.isRemoval)
-        let results: [WriteOutcome]
+        // The puts' index rows are upserted beside LMDB's transaction (see IndexPrefill).
+        let prefill = removalsOnly ? nil : IndexPrefill.start(items, index: index, helper: indexHelper)
+        let committed: (outcomes: [WriteOutcome], putRecords: [KeyDigest: [UInt8]], journal: JournalSpan)
         do {
             let commit = {
                 let trimThrough = self.trimmableSequence
                 return try self.blobs.write { txn in
                     var info = try txn.storeInfo(self.blobs.databases) ?? StoreInfo.fresh()
+                    let headBefore = info.head
                     try txn.trimJournal(through: trimThrough, info: &info, self.blobs.databases)
                     var changes = ChangeSet(txn: txn, databases: self.blobs.databases)
                     let outcomes = try items.map { try changes.apply($0.operation) }
@@ -182,11 +188,12 @@ final class StoreCore: Sendable {
                     if changes.wroteToRecordLog { info.format = max(info.format, StoreInfo.recordLogFormat) }
                     try txn.appendJournal(changes.touched, info: &info, self.blobs.databases)
                     try txn.writeStoreInfo(info, self.blobs.databases)
-                    return outcomes
+                    return (outcomes, changes.putRecords, JournalSpan(after: headBefore, through: info.head))
                 }
             }
-            results = removalsOnly ? try freeingSpace(commit) : try commit()
+            committed = removalsOnly ? try freeingSpace(commit) : try commit()
         } catch let error as StorageError where error.isOutOfSpace {
+            prefill?.abandon()
             space.pause(error)
             let removals = items.filter(\.operation.isRemoval)
             guard !removalsOnly, !removals.isEmpty else {
@@ -198,6 +205,7 @@ final class StoreCore: Sendable {
             commitGroup(removals)
             return
         } catch {
+            prefill?.abandon()
             for item in items { item.completion(.failure(error)) }
             return
         }
@@ -205,9 +213,10 @@ final class StoreCore: Sendable {
         // the next batch or the next open catches up. A commit that succeeded shows there is room.
         space.resume()
         space.noteWritten(bytes: items.reduce(0) { $0 + $1.operation.payloadBytes })
-        synchronizeIndex(accessLimit: Self.accessesPerPass)
+        let prefilled = prefill?.finish(committed: committed.putRecords, journal: committed.journal)
+        synchronizeIndex(accessLimit: Self.accessesPerPass, prefilled: prefilled)
         enforceLimits()
-        for (item, result) in zip(items, results) { item.completion(.success(result)) }
+        for (item, result) in zip(items, committed.outcomes) { item.completion(.success(result)) }
         flushState.withLock { $0.pending = true }
         flushIfDue()
         checkpointIndexIfLarge()
@@ -346,20 +355,39 @@ final class StoreCore: Sendable {
     /// Mirrors LMDB into SQLite and persists recorded reads; a failure is logged, and the next
     /// batch or open catches up. `accessLimit` bounds the reads persisted in one pass (see
     /// ``accessesPerPass``); without it, all of them.
-    func synchronizeIndex(accessLimit: Int = .max) {
+    /// With `prefilled`, the index's transaction is open, holding the rows ``IndexPrefill``
+    /// upserted: the catch-up finishes and commits it.
+    func synchronizeIndex(
+        accessLimit: Int = .max, prefilled: (change: TotalsChange, own: StoreMirror.OwnChanges)? = nil
+    ) {
         do {
-            try synchronizeIndexThrowing(accessLimit: accessLimit)
+            try synchronizeIndexThrowing(accessLimit: accessLimit, prefilled: prefilled)
         } catch {
             space.warnOnce("index", "Could not update the metadata index; it will catch up later", error: error)
         }
     }
 
-    private func synchronizeIndexThrowing(accessLimit: Int = .max) throws {
+    private func synchronizeIndexThrowing(
+        accessLimit: Int = .max, prefilled: (change: TotalsChange, own: StoreMirror.OwnChanges)? = nil
+    ) throws {
         let drained = accessLog.drain(limit: accessLimit)
         var counters: [String: Int64] = [:]
         if drained.hits > 0 { counters["hits"] = drained.hits }
         if drained.misses > 0 { counters["misses"] = drained.misses }
-        let head = try mirror.catchUp(accesses: drained.accesses, counters: counters)
+        let head: UInt64
+        if let prefilled {
+            do {
+                try index.adjustTotals(prefilled.change)
+                head = try mirror.catchUpInTransaction(accesses: drained.accesses, counters: counters, own: prefilled.own)
+                try index.writer.execute("COMMIT")
+            } catch {
+                index.writer.resetStatements()
+                try? index.writer.execute("ROLLBACK")
+                throw error
+            }
+        } else {
+            head = try mirror.catchUp(accesses: drained.accesses, counters: counters)
+        }
         appliedSequence.withLock { $0 = head }
         // The rest in the next pass, after whatever is queued by then.
         if drained.remaining > 0 { writer.wake() }
@@ -519,27 +547,20 @@ final class StoreCore: Sendable {
     private func removeInOneSlice(_ victims: [IndexRowKey], keepingPointers: Bool) throws
         -> (entries: Int, bytes: Int, keptPointers: [KeyDigest])
     {
-        // The index rows go on a second thread while LMDB deletes the records on this one. SQLite
+        // The index rows go on the helper thread while LMDB deletes the records on this one. SQLite
         // commits only after LMDB has: a crash in between leaves rows that the next catch-up
         // removes, never an entry without its row.
         index.writer.resetStatements()
         try index.writer.execute("BEGIN IMMEDIATE")
         do {
-            let rows = Locked<Result<TotalsChange, any Error>?>(nil)
-            let rowsDone = DispatchSemaphore(value: 0)
             let index = index
-            DispatchQueue.global(qos: .userInitiated).async {
-                let result = Result { try index.delete(rows: victims) }
-                rows.withLock { $0 = result }
-                rowsDone.signal()
-            }
+            let rows = indexHelper.run { Result { try index.delete(rows: victims) } }
             let removed = Result { try removeDigests(victims.map(\.digest), keepingPointers: keepingPointers) }
-            rowsDone.wait()
-            let change = try rows.withLock { $0! }.get()
+            let change = try rows.wait().get()
             let outcome = try removed.get()
             try index.adjustTotals(change)
             let head = try mirror.catchUpInTransaction(
-                removedRows: Set(victims.map(\.digest)), removalJournal: outcome.journal)
+                own: StoreMirror.OwnChanges(journal: outcome.journal, removed: Set(victims.map(\.digest))))
             try index.writer.execute("COMMIT")
             appliedSequence.withLock { $0 = head }
             return (outcome.entries, outcome.bytes, outcome.keptPointers)

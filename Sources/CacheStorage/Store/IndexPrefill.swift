@@ -1,0 +1,83 @@
+import Foundation
+
+/// The index rows of a group commit's puts, upserted on the ``IndexHelper`` while the writer
+/// thread commits the group to LMDB.
+///
+/// Mirroring a commit had run after it, on the writer: at 1,000,000 small entries, of the
+/// writer's 20.6 s, LMDB's transactions took 11.4 s and the catch-up 8.3 s, 4.6 s of it the rows'
+/// upserts and 1.1 s reading back and decoding the records just written. A put's row follows
+/// from the record it prepared before the commit (the blob number, added in the commit, is not in
+/// the row), so the writer begins the index's transaction first, the helper upserts those rows
+/// beside LMDB's work, and once LMDB has committed the writer finishes the catch-up in the same
+/// transaction, taking the rows as done (``StoreMirror/OwnChanges``). The index still commits
+/// after LMDB, and a put still returns once its row is in the index and the limits have been
+/// enforced. A row the commit did not leave as predicted (a put refused, a key updated or removed
+/// later in the group) rolls the whole index transaction back, and the catch-up runs as before.
+struct IndexPrefill {
+    /// Each put digest's record as its last put in the group prepared it.
+    private let predicted: [KeyDigest: [UInt8]]
+    private let upserts: IndexHelper.Job<Result<TotalsChange, any Error>>
+    private let index: MetadataIndex
+
+    /// Begins the index's transaction and hands the upserts of `items`' puts to `helper`; nil
+    /// when the group holds no put or the transaction cannot begin (the catch-up then runs after
+    /// the commit, as it always can).
+    static func start(_ items: [StoreWriter.Pending], index: MetadataIndex, helper: IndexHelper) -> IndexPrefill? {
+        var predicted: [KeyDigest: [UInt8]] = [:]
+        for item in items {
+            guard case let .put(entries) = item.operation else { continue }
+            for entry in entries { predicted[entry.digest] = entry.record }
+        }
+        guard !predicted.isEmpty else { return nil }
+        index.writer.resetStatements()
+        guard (try? index.writer.execute("BEGIN IMMEDIATE")) != nil else { return nil }
+        let rows = predicted
+        let upserts = helper.run { () -> Result<TotalsChange, any Error> in
+            Result {
+                var change = TotalsChange()
+                for (digest, record) in rows {
+                    guard let metadata = record.withUnsafeBytes({ EntryRecord.decode($0) }) else { throw UnreadableRecord() }
+                    change += try index.upsert(digest: digest, metadata: metadata)
+                }
+                return change
+            }
+        }
+        return IndexPrefill(predicted: predicted, upserts: upserts, index: index)
+    }
+
+    /// Waits for the upserts. When the commit left every predicted digest with its predicted
+    /// record (`committed`: each digest's record at the end of the transaction, ``ChangeSet``),
+    /// returns what the catch-up may take as done, the index's transaction still open for it;
+    /// otherwise rolls the transaction back and returns nil.
+    func finish(committed: [KeyDigest: [UInt8]], journal: JournalSpan) -> (change: TotalsChange, own: StoreMirror.OwnChanges)? {
+        guard case let .success(change) = upserts.wait(),
+            predicted.allSatisfy({ committed[$0.key] == $0.value })
+        else {
+            rollBack()
+            return nil
+        }
+        var own = StoreMirror.OwnChanges(journal: journal)
+        for (digest, record) in predicted {
+            guard let row = record.withUnsafeBytes({ IndexRowKey(record: $0, digest: digest) }) else {
+                rollBack()
+                return nil
+            }
+            own.upserted[digest] = row
+        }
+        return (change, own)
+    }
+
+    /// Waits for the upserts and rolls them back: the commit failed.
+    func abandon() {
+        _ = upserts.wait()
+        rollBack()
+    }
+
+    /// A prepared record that does not decode (never, for one this version encoded).
+    private struct UnreadableRecord: Error {}
+
+    private func rollBack() {
+        index.writer.resetStatements()
+        try? index.writer.execute("ROLLBACK")
+    }
+}
