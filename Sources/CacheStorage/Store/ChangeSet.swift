@@ -158,7 +158,8 @@ struct ChangeSet {
     /// With `keepingPointer`, a logged record's pointer stays in `records` (see ``RecordLocation``)
     /// and is listed in `keptPointers`.
     mutating func delete(_ digest: KeyDigest, keepingPointer: Bool = false) throws -> Int? {
-        putRecords[digest] = nil
+        // Empty in an eviction's transactions, which only delete: no hashing per victim then.
+        if !putRecords.isEmpty { putRecords[digest] = nil }
         let linked = try hasLinks()
         let stored = try txn.record(of: digest, databases)
         let record = stored?.bytes
