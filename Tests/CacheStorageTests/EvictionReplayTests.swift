@@ -50,14 +50,6 @@ struct EvictionReplayTests {
         }
     }
 
-    static func indexRows(_ store: PersistentStore, _ key: String) throws -> Int64 {
-        try store.core.index.query { connection in
-            let statement = try connection.prepare("SELECT count(*) FROM entries WHERE digest = ?")
-            try KeyDigest(key: key).withBytes { try statement.bind(1, blob: $0) }
-            return try statement.step() ? statement.int64(0) : -1
-        }
-    }
-
     @Test("with only the slice's own commit to replay, its victims are skipped unread")
     func ownCommitOnly() async throws {
         let folder = TemporaryDirectory()
@@ -67,10 +59,10 @@ struct EvictionReplayTests {
         try Self.deleteRowAndReplay(store, Self.key(3), journal: journal)
         // The record is in fact still there (only its row was deleted here): the replay took the
         // slice's word for it instead of reading it, so the row stays gone, and verify finds that.
-        #expect(try Self.indexRows(store, Self.key(3)) == 0)
+        #expect(try store.indexRowCount(for: Self.key(3)) == 0)
         let report = try await store.verify(repair: true)
         #expect(report.problems == [.unindexedEntry(key: Self.key(3))])
-        #expect(try Self.indexRows(store, Self.key(3)) == 1)
+        #expect(try store.indexRowCount(for: Self.key(3)) == 1)
         #expect(try store.statistics().entries == 10)
     }
 
@@ -83,7 +75,7 @@ struct EvictionReplayTests {
         // Another commit after the slice's, as another process's put of the same key would be.
         _ = try Self.journalUpdate(store, Self.key(5))
         try Self.deleteRowAndReplay(store, Self.key(3), journal: journal)
-        #expect(try Self.indexRows(store, Self.key(3)) == 1)
+        #expect(try store.indexRowCount(for: Self.key(3)) == 1)
         #expect(try store.entries().first { $0.key == Self.key(5) }?.attributes.format == "png")
         #expect(try await store.verify().isClean)
         #expect(try store.statistics().entries == 10)

@@ -141,14 +141,6 @@ struct IndexPrefillTests {
         }
     }
 
-    static func indexRows(_ store: PersistentStore, _ key: String) throws -> Int64 {
-        try store.core.index.query { connection in
-            let statement = try connection.prepare("SELECT count(*) FROM entries WHERE digest = ?")
-            try KeyDigest(key: key).withBytes { try statement.bind(1, blob: $0) }
-            return try statement.step() ? statement.int64(0) : -1
-        }
-    }
-
     @Test("with only the commit's own journal to replay, the rows claimed as upserted are taken as done")
     func ownCommitOnly() async throws {
         let folder = TemporaryDirectory()
@@ -158,7 +150,7 @@ struct IndexPrefillTests {
         try Self.replayClaimingUpserted(store, Self.key(60), record: record, journal: journal)
         // The claim was false here (nothing was upserted): the replay believed it, so the row is
         // missing, and verify finds that.
-        #expect(try Self.indexRows(store, Self.key(60)) == 0)
+        #expect(try store.indexRowCount(for: Self.key(60)) == 0)
         let report = try await store.verify(repair: true)
         #expect(report.problems == [.unindexedEntry(key: Self.key(60))])
         try await Self.expectIndexAgrees(store, entries: 11, bytes: 11 * 700)
@@ -173,7 +165,7 @@ struct IndexPrefillTests {
         // Another process's put of the same key, after this one's.
         _ = try Self.commitPut(store, Self.key(60), Self.bytes(61, count: 800))
         try Self.replayClaimingUpserted(store, Self.key(60), record: record, journal: journal)
-        #expect(try Self.indexRows(store, Self.key(60)) == 1)
+        #expect(try store.indexRowCount(for: Self.key(60)) == 1)
         #expect(try store.metadata(for: Self.key(60))?.byteCount == 800)
         try await Self.expectIndexAgrees(store, entries: 11, bytes: 10 * 700 + 800)
     }
