@@ -219,6 +219,17 @@ final class MetadataIndex: @unchecked Sendable {
         }
     }
 
+    /// Begins a write transaction on `writer` when SQLite's write lock is free now, without waiting
+    /// for another process that holds it; false when it is not. For work that can as well be done
+    /// after (``IndexPrefill``): waiting here, and then again for the catch-up, would make a put
+    /// wait twice for the same holder.
+    func beginWriteIfFree() -> Bool {
+        writer.resetStatements()
+        sqlite3_busy_timeout(writer.handle, 0)
+        defer { sqlite3_busy_timeout(writer.handle, 10_000) }
+        return (try? writer.execute("BEGIN IMMEDIATE")) != nil
+    }
+
     /// The write-ahead log's size on disk.
     var logBytes: Int { URL(fileURLWithPath: path + "-wal").fileSize ?? 0 }
 

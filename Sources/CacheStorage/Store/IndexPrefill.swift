@@ -20,8 +20,8 @@ struct IndexPrefill {
     private let index: MetadataIndex
 
     /// Begins the index's transaction and hands the upserts of `items`' puts to `helper`; nil
-    /// when the group holds no put or the transaction cannot begin (the catch-up then runs after
-    /// the commit, as it always can).
+    /// when the group holds no put or the index's write lock is not free at once (another process
+    /// is writing it): the catch-up then runs after the commit, as it always can.
     static func start(_ items: [StoreWriter.Pending], index: MetadataIndex, helper: IndexHelper) -> IndexPrefill? {
         var predicted: [KeyDigest: [UInt8]] = [:]
         for item in items {
@@ -29,8 +29,7 @@ struct IndexPrefill {
             for entry in entries { predicted[entry.digest] = entry.record }
         }
         guard !predicted.isEmpty else { return nil }
-        index.writer.resetStatements()
-        guard (try? index.writer.execute("BEGIN IMMEDIATE")) != nil else { return nil }
+        guard index.beginWriteIfFree() else { return nil }
         let rows = predicted
         let upserts = helper.run { () -> Result<TotalsChange, any Error> in
             Result {
