@@ -153,7 +153,9 @@ public final class LoopbackOrigin: Sendable {
                     var delivery = OriginDelivery(target: request.target, bodyBytesWritten: 0, completed: false)
                     let reusable: Bool
                     do {
-                        reusable = try await write(response, for: head, to: outbound, delivery: &delivery)
+                        let channel = connection.channel
+                        reusable = try await write(
+                            response, for: head, to: outbound, delivery: &delivery, isOpen: { channel.isActive })
                     } catch {
                         recordDelivery(delivery)
                         throw error
@@ -173,7 +175,7 @@ public final class LoopbackOrigin: Sendable {
     /// shorter one leaves the exchange unfinished.
     private static func write(
         _ response: OriginResponse, for head: HTTPRequestHead, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
-        delivery: inout OriginDelivery
+        delivery: inout OriginDelivery, isOpen: @Sendable () -> Bool
     ) async throws -> Bool {
         var headers = HTTPHeaders()
         for line in response.headers { headers.add(name: line.name, value: line.value) }
@@ -194,12 +196,19 @@ public final class LoopbackOrigin: Sendable {
         if !bodyless && !body.isEmpty {
             let pieceBytes = max(response.bodyPacing?.chunkBytes ?? body.count, 1)
             var offset = body.startIndex
+            var held = false
             while offset < body.endIndex {
                 let piece = body[offset..<min(offset + pieceBytes, body.endIndex)]
                 try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: piece))))
                 delivery.bodyBytesWritten += piece.count
                 offset += piece.count
-                if let pacing = response.bodyPacing, offset < body.endIndex { try await Task.sleep(for: pacing.interval) }
+                guard let pacing = response.bodyPacing, offset < body.endIndex else { continue }
+                if !held, let hold = pacing.holdAfterBytes, delivery.bodyBytesWritten >= hold {
+                    held = true
+                    let deadline = ContinuousClock.now + pacing.holdLimit
+                    while isOpen(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                }
+                try await Task.sleep(for: pacing.interval)
             }
         }
         try await outbound.write(.end(nil))
