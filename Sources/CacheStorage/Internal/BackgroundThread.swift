@@ -1,7 +1,7 @@
 import Foundation
 
-/// Starts the store's own threads (the writer and the write-back beside it) below the app's
-/// threads in the scheduler's eyes.
+/// Starts the store's own threads (the writer, and the index helper and write-back beside it)
+/// below the app's threads in the scheduler's eyes.
 ///
 /// Their work (commits, persisting recorded reads, copying SQLite's log back, syncing) is
 /// background work: a put's caller awaits its commit, but reads, which run on the app's threads,

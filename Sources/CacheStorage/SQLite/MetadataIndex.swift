@@ -91,7 +91,7 @@ final class MetadataIndex: @unchecked Sendable {
                 writer = try SQLiteConnection(path: path, readOnly: readOnly, uri: inMemory)
             }
             if case .readOnlyFile = location {
-                sqlite3_busy_timeout(writer.handle, 10_000)
+                sqlite3_busy_timeout(writer.handle, Self.busyTimeoutMilliseconds)
                 let version = try Int(writer.scalar("PRAGMA user_version") ?? 0)
                 if version > IndexSchema.currentVersion { throw OpenFailure.newer(version) }
                 guard version == IndexSchema.currentVersion else {
@@ -177,7 +177,7 @@ final class MetadataIndex: @unchecked Sendable {
 
     private static func configure(_ connection: SQLiteConnection) throws {
         // Another process may hold the write lock for a whole batch; wait rather than fail.
-        sqlite3_busy_timeout(connection.handle, 10_000)
+        sqlite3_busy_timeout(connection.handle, Self.busyTimeoutMilliseconds)
         try connection.execute("PRAGMA journal_mode = WAL")
         // Eviction touches many index pages at once; 8 MiB keeps them cached.
         try connection.execute("PRAGMA cache_size = -8192")
@@ -215,9 +215,12 @@ final class MetadataIndex: @unchecked Sendable {
             // Never waits: a reader in the log (this process or another) just leaves it for later.
             sqlite3_busy_timeout(writer.handle, 0)
             try? writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            sqlite3_busy_timeout(writer.handle, 10_000)
+            sqlite3_busy_timeout(writer.handle, Self.busyTimeoutMilliseconds)
         }
     }
+
+    /// How long a connection waits for another process's lock before SQLite reports it busy.
+    static let busyTimeoutMilliseconds: Int32 = 10_000
 
     /// Begins a write transaction on `writer` when SQLite's write lock is free now, without waiting
     /// for another process that holds it; false when it is not. For work that can as well be done
@@ -226,7 +229,7 @@ final class MetadataIndex: @unchecked Sendable {
     func beginWriteIfFree() -> Bool {
         writer.resetStatements()
         sqlite3_busy_timeout(writer.handle, 0)
-        defer { sqlite3_busy_timeout(writer.handle, 10_000) }
+        defer { sqlite3_busy_timeout(writer.handle, Self.busyTimeoutMilliseconds) }
         return (try? writer.execute("BEGIN IMMEDIATE")) != nil
     }
 

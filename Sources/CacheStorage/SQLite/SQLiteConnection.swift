@@ -125,14 +125,26 @@ final class SQLiteConnection {
     func transaction<Result>(_ body: () throws -> Result) throws -> Result {
         resetStatements()
         try execute("BEGIN IMMEDIATE")
+        return try completeTransaction(body)
+    }
+
+    /// Runs `body` inside the write transaction already begun on this connection, then commits
+    /// it; rolls it back when `body` or the commit throws.
+    func completeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             let result = try body()
             try execute("COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            rollBack()
             throw error
         }
+    }
+
+    /// Rolls back the transaction under way, if there is one.
+    func rollBack() {
+        resetStatements()
+        try? execute("ROLLBACK")
     }
 
     /// Runs `body` inside a deferred read transaction, so every query sees one snapshot.

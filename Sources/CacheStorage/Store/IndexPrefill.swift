@@ -16,7 +16,8 @@ import Foundation
 struct IndexPrefill {
     /// Each put digest's record as its last put in the group prepared it.
     private let predicted: [KeyDigest: [UInt8]]
-    private let upserts: IndexHelper.Job<Result<TotalsChange, any Error>>
+    /// The upserts' change to the totals, and the row each predicted digest was given.
+    private let upserts: IndexHelper.Job<Result<(change: TotalsChange, rows: [KeyDigest: IndexRowKey]), any Error>>
     private let index: MetadataIndex
 
     /// Begins the index's transaction and hands the upserts of `items`' puts to `helper`; nil
@@ -31,14 +32,17 @@ struct IndexPrefill {
         guard !predicted.isEmpty else { return nil }
         guard index.beginWriteIfFree() else { return nil }
         let rows = predicted
-        let upserts = helper.run { () -> Result<TotalsChange, any Error> in
+        let upserts = helper.run { () -> Result<(change: TotalsChange, rows: [KeyDigest: IndexRowKey]), any Error> in
             Result {
                 var change = TotalsChange()
+                var upserted: [KeyDigest: IndexRowKey] = [:]
+                upserted.reserveCapacity(rows.count)
                 for (digest, record) in rows {
                     guard let metadata = record.withUnsafeBytes({ EntryRecord.decode($0) }) else { throw UnreadableRecord() }
                     change += try index.upsert(digest: digest, metadata: metadata)
+                    upserted[digest] = IndexRowKey(metadata, digest: digest)
                 }
-                return change
+                return (change, upserted)
             }
         }
         return IndexPrefill(predicted: predicted, upserts: upserts, index: index)
@@ -49,34 +53,21 @@ struct IndexPrefill {
     /// returns what the catch-up may take as done, the index's transaction still open for it;
     /// otherwise rolls the transaction back and returns nil.
     func finish(committed: [KeyDigest: [UInt8]], journal: JournalSpan) -> (change: TotalsChange, own: StoreMirror.OwnChanges)? {
-        guard case let .success(change) = upserts.wait(),
+        guard case let .success(done) = upserts.wait(),
             predicted.allSatisfy({ committed[$0.key] == $0.value })
         else {
-            rollBack()
+            index.writer.rollBack()
             return nil
         }
-        var own = StoreMirror.OwnChanges(journal: journal)
-        for (digest, record) in predicted {
-            guard let row = record.withUnsafeBytes({ IndexRowKey(record: $0, digest: digest) }) else {
-                rollBack()
-                return nil
-            }
-            own.upserted[digest] = row
-        }
-        return (change, own)
+        return (done.change, StoreMirror.OwnChanges(journal: journal, upserted: done.rows))
     }
 
     /// Waits for the upserts and rolls them back: the commit failed.
     func abandon() {
         _ = upserts.wait()
-        rollBack()
+        index.writer.rollBack()
     }
 
     /// A prepared record that does not decode (never, for one this version encoded).
     private struct UnreadableRecord: Error {}
-
-    private func rollBack() {
-        index.writer.resetStatements()
-        try? index.writer.execute("ROLLBACK")
-    }
 }

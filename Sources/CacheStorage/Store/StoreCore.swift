@@ -376,14 +376,9 @@ final class StoreCore: Sendable {
         if drained.misses > 0 { counters["misses"] = drained.misses }
         let head: UInt64
         if let prefilled {
-            do {
+            head = try index.writer.completeTransaction {
                 try index.adjustTotals(prefilled.change)
-                head = try mirror.catchUpInTransaction(accesses: drained.accesses, counters: counters, own: prefilled.own)
-                try index.writer.execute("COMMIT")
-            } catch {
-                index.writer.resetStatements()
-                try? index.writer.execute("ROLLBACK")
-                throw error
+                return try mirror.catchUpInTransaction(accesses: drained.accesses, counters: counters, own: prefilled.own)
             }
         } else {
             head = try mirror.catchUp(accesses: drained.accesses, counters: counters)
@@ -550,10 +545,8 @@ final class StoreCore: Sendable {
         // The index rows go on the helper thread while LMDB deletes the records on this one. SQLite
         // commits only after LMDB has: a crash in between leaves rows that the next catch-up
         // removes, never an entry without its row.
-        index.writer.resetStatements()
-        try index.writer.execute("BEGIN IMMEDIATE")
-        do {
-            let index = index
+        let index = index
+        let (head, outcome) = try index.writer.transaction {
             let rows = indexHelper.run { Result { try index.delete(rows: victims) } }
             let removed = Result { try removeDigests(victims.map(\.digest), keepingPointers: keepingPointers) }
             let change = try rows.wait().get()
@@ -561,13 +554,10 @@ final class StoreCore: Sendable {
             try index.adjustTotals(change)
             let head = try mirror.catchUpInTransaction(
                 own: StoreMirror.OwnChanges(journal: outcome.journal, removed: Set(victims.map(\.digest))))
-            try index.writer.execute("COMMIT")
-            appliedSequence.withLock { $0 = head }
-            return (outcome.entries, outcome.bytes, outcome.keptPointers)
-        } catch {
-            try? index.writer.execute("ROLLBACK")
-            throw error
+            return (head, outcome)
         }
+        appliedSequence.withLock { $0 = head }
+        return (outcome.entries, outcome.bytes, outcome.keptPointers)
     }
 
     /// Deletes entries by digest, journaled, in transactions of ``removalsPerTransaction``; with
