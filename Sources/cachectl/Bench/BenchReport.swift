@@ -81,8 +81,7 @@ struct BenchReport {
 
     /// Speed-ups over `baseline` (above 1 is better for this report), as a JSON object.
     func ratios(to baseline: BenchReport) -> String {
-        func ratio(_ mine: Double, _ theirs: Double) -> String { format(theirs > 0 ? mine / theirs : 0, 2) }
-        return "{\"insert\": \(ratio(insertsPerSecond, baseline.insertsPerSecond)), "
+        "{\"insert\": \(ratio(insertsPerSecond, baseline.insertsPerSecond)), "
             + "\"read\": \(ratio(readsPerSecond, baseline.readsPerSecond)), "
             + "\"read_p99\": \(ratio(baseline.readP99Microseconds, readP99Microseconds)), "
             + "\"open\": \(ratio(baseline.openMilliseconds, openMilliseconds)), "
@@ -91,9 +90,15 @@ struct BenchReport {
 
     /// The fractions of a floor's speed this report reaches (raw LMDB: inserts and reads only).
     func ratios(toFloor floor: BenchReport) -> String {
-        func ratio(_ mine: Double, _ theirs: Double) -> String { format(theirs > 0 ? mine / theirs : 0, 2) }
-        return "{\"insert\": \(ratio(insertsPerSecond, floor.insertsPerSecond)), "
+        "{\"insert\": \(ratio(insertsPerSecond, floor.insertsPerSecond)), "
             + "\"read\": \(ratio(readsPerSecond, floor.readsPerSecond))}"
+    }
+
+    /// `mine` over `theirs`, to two decimals; below 0.01 to three significant digits, so a run on a
+    /// loaded machine that falls to a few thousandths of the other is not printed as 0.
+    private func ratio(_ mine: Double, _ theirs: Double) -> String {
+        let value = theirs > 0 ? mine / theirs : 0
+        return value == 0 || value >= 0.01 ? format(value, 2) : String(format: "%.3g", value)
     }
 
     private func format(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
