@@ -123,7 +123,7 @@ struct IndexPrefillTests {
             let before = info.head
             var changes = ChangeSet(txn: txn, databases: blobs.databases)
             _ = try changes.apply(.put([prepared]))
-            #expect(changes.putRecords[prepared.digest] == prepared.record)
+            #expect(changes.putRecords[prepared.digest]?.record == prepared.record)
             try txn.appendJournal(changes.touched, info: &info, blobs.databases)
             try txn.writeStoreInfo(info, blobs.databases)
             return (prepared.record, JournalSpan(after: before, through: info.head))

@@ -69,7 +69,7 @@ struct VerifyTests {
             #expect(try index.delete(row: IndexRowKey(stored, digest: digest)).entries == -1)
             let metadata = EntryMetadata(
                 key: "ghost", byteCount: 10, checksum: 1, storedAt: Date(), lastAccess: Date(), attributes: EntryAttributes())
-            try index.upsert(digest: KeyDigest(key: "ghost"), metadata: metadata)
+            try index.upsert(digest: KeyDigest(key: "ghost"), metadata: metadata, blobNumber: nil)
         }
         let report = try await store.verify(repair: true)
         #expect(report.problems.contains(.unindexedEntry(key: Self.key(2))))

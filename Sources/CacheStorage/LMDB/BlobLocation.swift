@@ -63,6 +63,17 @@ extension LMDBTransaction {
         return try location.withKey { try delete(database, key: $0) }
     }
 
+    /// The number the next put takes: one past the last key of either log (a logged record has its
+    /// blob's number); nil without a blob log. Numbers are given again once the logs' last keys are
+    /// deleted (see ``RecordLocation``).
+    func firstFreeBlobNumber(_ databases: BlobStore.Databases) throws -> UInt64? {
+        guard let log = databases.blobLog else { return nil }
+        func last(_ database: MDB_dbi?) throws -> UInt64 {
+            try database.flatMap { try lastKey($0) }.flatMap(BlobLocation.number(fromKey:)) ?? 0
+        }
+        return max(try last(log), try last(databases.recordLog)) + 1
+    }
+
     /// Where the entry at `digest` keeps its bytes, as its current record says.
     func blobLocation(of digest: KeyDigest, _ databases: BlobStore.Databases) throws -> BlobLocation {
         BlobLocation(record: try record(of: digest, databases)?.bytes, digest: digest)

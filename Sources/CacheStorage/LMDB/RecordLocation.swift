@@ -35,6 +35,19 @@ enum RecordLocation: Equatable {
 struct StoredRecord {
     let bytes: UnsafeRawBufferPointer
     let location: RecordLocation
+
+    init(bytes: UnsafeRawBufferPointer, location: RecordLocation) {
+        self.bytes = bytes
+        self.location = location
+    }
+
+    /// The record in `logged`, the record log's value under `number`, when it is `digest`'s.
+    init?(logged: UnsafeRawBufferPointer, number: UInt64, digest: KeyDigest) {
+        let prefix = RecordLocation.digestPrefixBytes
+        guard logged.count > prefix, KeyDigest(bytes: UnsafeRawBufferPointer(rebasing: logged[..<prefix])) == digest
+        else { return nil }
+        self.init(bytes: UnsafeRawBufferPointer(rebasing: logged[prefix...]), location: .log(number))
+    }
 }
 
 extension LMDBTransaction {
@@ -51,12 +64,18 @@ extension LMDBTransaction {
     {
         let location = RecordLocation(recordsValue: value)
         guard case let .log(number) = location else { return StoredRecord(bytes: value, location: .inline) }
-        guard let log = databases.recordLog,
-            let logged = try BlobLocation.log(number).withKey({ try get(log, key: $0) }),
-            logged.count > RecordLocation.digestPrefixBytes,
-            KeyDigest(bytes: UnsafeRawBufferPointer(rebasing: logged[..<RecordLocation.digestPrefixBytes])) == digest
+        guard let log = databases.recordLog, let logged = try BlobLocation.log(number).withKey({ try get(log, key: $0) })
         else { return nil }
-        return StoredRecord(bytes: UnsafeRawBufferPointer(rebasing: logged[RecordLocation.digestPrefixBytes...]), location: location)
+        return StoredRecord(logged: logged, number: number, digest: digest)
+    }
+
+    /// The record logged under `number` when it is `digest`'s, found with `cursor`, a cursor on
+    /// the record log: a logged record is filed under its entry's digest, and put and removal
+    /// delete an entry's logged record with its pointer or before writing another, so the one
+    /// found is the entry's current record (see ``EvictionVictim``). Nil otherwise.
+    func loggedRecord(of digest: KeyDigest, number: UInt64, cursor: LMDBCursor) throws -> StoredRecord? {
+        guard let logged = try BlobLocation.log(number).withKey({ try cursor.find($0) }) else { return nil }
+        return StoredRecord(logged: logged, number: number, digest: digest)
     }
 
     /// Stores `record` as the entry at `digest`'s: in the record log under `number` when there is

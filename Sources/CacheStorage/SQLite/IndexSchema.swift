@@ -88,5 +88,10 @@ enum IndexSchema {
         CREATE INDEX entries_by_expiry ON entries(expires_at) WHERE expires_at IS NOT NULL;
         CREATE INDEX entries_by_source ON entries(source_key) WHERE source_key IS NOT NULL;
         """,
+        // The blob log number of the entry's record (see EvictionVictim), so that eviction finds
+        // the record without a lookup by digest; NULL where not known (rows written before it).
+        """
+        ALTER TABLE entries ADD COLUMN blob_number INTEGER;
+        """,
     ]
 }

@@ -296,9 +296,10 @@ final class MetadataIndex: @unchecked Sendable {
     }
 
     /// Inserts or refreshes the entry's row (see ``IndexRowKey``), keeping a later last-access
-    /// time already recorded. - Returns: the change to the totals (entries, bytes).
+    /// time already recorded; `blobNumber` is the number its record names, if any (see
+    /// ``EvictionVictim``). - Returns: the change to the totals (entries, bytes).
     @discardableResult
-    func upsert(digest: KeyDigest, metadata: EntryMetadata) throws -> TotalsChange {
+    func upsert(digest: KeyDigest, metadata: EntryMetadata, blobNumber: UInt64?) throws -> TotalsChange {
         let row = IndexRowKey(metadata, digest: digest)
         let previous = try writer.prepare("SELECT byte_size FROM entries WHERE stored_at = ? AND digest = ?")
         try bind(row, to: previous)
@@ -308,8 +309,8 @@ final class MetadataIndex: @unchecked Sendable {
             """
             INSERT INTO entries (digest, key, byte_size, checksum, stored_at, last_access, expires_at, etag,
                 last_modified, response_date, content_type, format, pixel_width, pixel_height, cost, ttl_ms,
-                response_headers, source_key, source_checksum)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+                response_headers, source_key, source_checksum, blob_number)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
             ON CONFLICT (stored_at, digest) DO UPDATE SET key = excluded.key, byte_size = excluded.byte_size,
                 checksum = excluded.checksum,
                 last_access = max(entries.last_access, excluded.last_access),
@@ -318,7 +319,7 @@ final class MetadataIndex: @unchecked Sendable {
                 format = excluded.format, pixel_width = excluded.pixel_width,
                 pixel_height = excluded.pixel_height, cost = excluded.cost, ttl_ms = excluded.ttl_ms,
                 response_headers = excluded.response_headers, source_key = excluded.source_key,
-                source_checksum = excluded.source_checksum
+                source_checksum = excluded.source_checksum, blob_number = excluded.blob_number
             """)
         let attributes = metadata.attributes
         try digest.withBytes { try statement.bind(1, blob: $0) }
@@ -343,6 +344,7 @@ final class MetadataIndex: @unchecked Sendable {
         }
         try statement.bind(17, metadata.source?.key)
         try statement.bind(18, metadata.source.map { Int64(bitPattern: $0.checksum) })
+        try statement.bind(19, blobNumber.map { Int64(bitPattern: $0) })
         try statement.run()
         return TotalsChange(entries: oldSize == nil ? 1 : 0, bytes: Int64(metadata.byteCount) - (oldSize ?? 0))
     }
@@ -447,8 +449,8 @@ final class MetadataIndex: @unchecked Sendable {
     func evictionCandidates(
         bytesToFree: Int, entriesToFree: Int, now: Date,
         atMost slice: Int = .max, unlessNeededFor required: (bytes: Int, entries: Int) = (0, 0)
-    ) throws -> [IndexRowKey] {
-        var chosen: [IndexRowKey] = []
+    ) throws -> [EvictionVictim] {
+        var chosen: [EvictionVictim] = []
         var seen = Set<IndexRowKey>()
         var freedBytes = 0
         func done() -> Bool {
@@ -456,22 +458,27 @@ final class MetadataIndex: @unchecked Sendable {
             let reachedRequired = freedBytes >= required.bytes && chosen.count >= required.entries
             return reachedTargets || (chosen.count >= slice && reachedRequired)
         }
+        func victim(_ statement: SQLiteStatement) -> EvictionVictim? {
+            Self.row(statement, column: 0).map {
+                EvictionVictim(row: $0, blobNumber: statement.optionalInt64(3).map { UInt64(bitPattern: $0) })
+            }
+        }
         let expired = try writer.prepare(
-            "SELECT stored_at, digest, byte_size FROM entries WHERE expires_at <= ? ORDER BY expires_at")
+            "SELECT stored_at, digest, byte_size, blob_number FROM entries WHERE expires_at <= ? ORDER BY expires_at")
         try expired.bind(1, now.millisecondsSince1970)
         while !done(), try expired.step() {
-            guard let row = Self.row(expired, column: 0) else { continue }
-            chosen.append(row)
-            seen.insert(row)
+            guard let victim = victim(expired) else { continue }
+            chosen.append(victim)
+            seen.insert(victim.row)
             freedBytes += Int(expired.int64(2))
         }
         sqlite3_reset(expired.handle)
         guard !done() else { return chosen }
         let byAccess = try writer.prepare(
-            "SELECT stored_at, digest, byte_size FROM entries ORDER BY last_access, stored_at")
+            "SELECT stored_at, digest, byte_size, blob_number FROM entries ORDER BY last_access, stored_at")
         while !done(), try byAccess.step() {
-            guard let row = Self.row(byAccess, column: 0), !seen.contains(row) else { continue }
-            chosen.append(row)
+            guard let victim = victim(byAccess), !seen.contains(victim.row) else { continue }
+            chosen.append(victim)
             freedBytes += Int(byAccess.int64(2))
         }
         sqlite3_reset(byAccess.handle)

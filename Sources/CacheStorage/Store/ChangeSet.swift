@@ -22,13 +22,19 @@ struct ChangeSet {
     /// Whether a put wrote to the record log (the same).
     private(set) var wroteToRecordLog = false
     /// For each digest whose last change here was a put, the record that put prepared (before its
-    /// blob number was added): what ``IndexPrefill`` predicted.
-    private(set) var putRecords: [KeyDigest: [UInt8]] = [:]
+    /// blob number was added) and that number: what ``IndexPrefill`` predicted.
+    private(set) var putRecords: [KeyDigest: PutRecord] = [:]
     /// Entries deleted with `keepingPointer` whose pointers stayed in `records` (see ``RecordLocation``).
     private(set) var keptPointers: [KeyDigest] = []
     /// Cursors on the blob and record logs, opened at the first deletion: an eviction deletes the
     /// oldest entries, from the logs' fronts, and finds most keys on the page the last one was on.
     private var logCursors: (blobs: LMDBCursor?, records: LMDBCursor?)?
+
+    /// A put's prepared record and the blob log number it was given (nil without a log).
+    struct PutRecord: Equatable {
+        let record: [UInt8]
+        let blobNumber: UInt64?
+    }
 
     init(txn: LMDBTransaction, databases: BlobStore.Databases) {
         self.txn = txn
@@ -112,7 +118,7 @@ struct ChangeSet {
         let blob: BlobLocation
         var number: UInt64?
         if let log = databases.blobLog {
-            let taken = try takeBlobNumber(log)
+            let taken = try takeBlobNumber()
             number = taken
             blob = .log(taken)
             record = EntryRecord.naming(blobNumber: taken, in: record)
@@ -134,7 +140,7 @@ struct ChangeSet {
         }
         if let previousBlob, previousBlob != blob { try txn.deleteBlob(at: previousBlob, databases) }
         touch(entry.digest, leaving: previousRow == newRow ? nil : previousRow)
-        putRecords[entry.digest] = entry.record
+        putRecords[entry.digest] = PutRecord(record: entry.record, blobNumber: number)
     }
 
     private mutating func update(key: String, attributes: EntryAttributes) throws -> Bool {
@@ -156,19 +162,24 @@ struct ChangeSet {
     /// Deletes record and blob, and every entry derived from them; returns the record's byte
     /// count when there was an entry (derived entries removed with it are journaled, not counted).
     /// With `keepingPointer`, a logged record's pointer stays in `records` (see ``RecordLocation``)
-    /// and is listed in `keptPointers`.
-    mutating func delete(_ digest: KeyDigest, keepingPointer: Bool = false) throws -> Int? {
+    /// and is listed in `keptPointers`. `blobNumber`, the number the entry's index row names, finds
+    /// the record without a lookup by digest when it still names this digest's record.
+    mutating func delete(_ digest: KeyDigest, keepingPointer: Bool = false, blobNumber: UInt64? = nil) throws -> Int? {
         // Empty in an eviction's transactions, which only delete: no hashing per victim then.
         if !putRecords.isEmpty { putRecords[digest] = nil }
         let linked = try hasLinks()
-        let stored = try txn.record(of: digest, databases)
+        let cursors = try openLogCursors()
+        // By the number the victim's index row names, when it still names this digest's record.
+        let logged = try blobNumber.flatMap { number in
+            try cursors.records.flatMap { try txn.loggedRecord(of: digest, number: number, cursor: $0) }
+        }
+        let stored = try logged ?? txn.record(of: digest, databases)
         let record = stored?.bytes
         let row = record.flatMap { IndexRowKey(record: $0, digest: digest) }
         let blob = BlobLocation(record: record, digest: digest)
         let previous = record.flatMap(EntryRecord.decode)
         if linked, let previous { try unlink(previous, digest: digest) }
         var size = previous?.byteCount ?? (record == nil ? nil : 0)
-        let cursors = try openLogCursors()
         if let stored {
             let keeps = keepingPointer && stored.location != .inline
             try txn.deleteRecord(
@@ -269,13 +280,10 @@ struct ChangeSet {
         return blob.count != metadata.byteCount || XXHash64.hash(blob) != metadata.checksum
     }
 
-    /// The next blob log number: one past the last key of either log (a logged record has its
-    /// blob's number), then counting within the transaction.
-    private mutating func takeBlobNumber(_ log: MDB_dbi) throws -> UInt64 {
-        func last(_ database: MDB_dbi?) throws -> UInt64 {
-            try database.flatMap { try txn.lastKey($0) }.flatMap(BlobLocation.number(fromKey:)) ?? 0
-        }
-        let number = try nextBlobNumber ?? max(try last(log), try last(databases.recordLog)) + 1
+    /// The next blob log number: the first the logs leave free (see ``BlobLocation``), then
+    /// counting within the transaction.
+    private mutating func takeBlobNumber() throws -> UInt64 {
+        let number = try nextBlobNumber ?? txn.firstFreeBlobNumber(databases) ?? 1
         nextBlobNumber = number + 1
         return number
     }

@@ -172,8 +172,8 @@ final class StoreCore: Sendable {
         guard !items.isEmpty else { return }
         let removalsOnly = items.allSatisfy(\.operation.isRemoval)
         // The puts' index rows are upserted beside LMDB's transaction (see IndexPrefill).
-        let prefill = removalsOnly ? nil : IndexPrefill.start(items, index: index, helper: indexHelper)
-        let committed: (outcomes: [WriteOutcome], putRecords: [KeyDigest: [UInt8]], journal: JournalSpan)
+        let prefill = removalsOnly ? nil : IndexPrefill.start(items, blobs: blobs, index: index, helper: indexHelper)
+        let committed: (outcomes: [WriteOutcome], putRecords: [KeyDigest: ChangeSet.PutRecord], journal: JournalSpan)
         do {
             let commit = {
                 let trimThrough = self.trimmableSequence
@@ -539,7 +539,7 @@ final class StoreCore: Sendable {
     }
 
     /// Deletes `victims` from LMDB and their rows from the index, the index committing last.
-    private func removeInOneSlice(_ victims: [IndexRowKey], keepingPointers: Bool) throws
+    private func removeInOneSlice(_ victims: [EvictionVictim], keepingPointers: Bool) throws
         -> (entries: Int, bytes: Int, keptPointers: [KeyDigest])
     {
         // The index rows go on the helper thread while LMDB deletes the records on this one. SQLite
@@ -547,8 +547,8 @@ final class StoreCore: Sendable {
         // removes, never an entry without its row.
         let index = index
         let (head, outcome) = try index.writer.transaction {
-            let rows = indexHelper.run { Result { try index.delete(rows: victims) } }
-            let removed = Result { try removeDigests(victims.map(\.digest), keepingPointers: keepingPointers) }
+            let rows = indexHelper.run { Result { try index.delete(rows: victims.map(\.row)) } }
+            let removed = Result { try removeVictims(victims, keepingPointers: keepingPointers) }
             let change = try rows.wait().get()
             let outcome = try removed.get()
             try index.adjustTotals(change)
@@ -560,11 +560,12 @@ final class StoreCore: Sendable {
         return (outcome.entries, outcome.bytes, outcome.keptPointers)
     }
 
-    /// Deletes entries by digest, journaled, in transactions of ``removalsPerTransaction``; with
-    /// `keepingPointers`, logged records' pointers stay in `records` and are returned (see
-    /// ``RecordLocation``). `journal` is the span of sequences the transactions wrote, when they
-    /// wrote one unbroken span (no other process committed between them).
-    private func removeDigests(_ digests: [KeyDigest], keepingPointers: Bool) throws
+    /// Deletes entries, found by the numbers their rows name where they can be, journaled, in
+    /// transactions of ``removalsPerTransaction``; with `keepingPointers`, logged records'
+    /// pointers stay in `records` and are returned (see ``RecordLocation``). `journal` is the span
+    /// of sequences the transactions wrote, when they wrote one unbroken span (no other process
+    /// committed between them).
+    private func removeVictims(_ victims: [EvictionVictim], keepingPointers: Bool) throws
         -> (entries: Int, bytes: Int, keptPointers: [KeyDigest], journal: JournalSpan?)
     {
         var entries = 0
@@ -574,8 +575,8 @@ final class StoreCore: Sendable {
         var journalUnbroken = true
         // Small values sit inside LMDB's leaf pages, so deleting them dirties those pages, which
         // LMDB holds in memory until commit (and caps per transaction): commit in bounded chunks.
-        for start in stride(from: 0, to: digests.count, by: Self.removalsPerTransaction) {
-            let chunk = digests[start..<min(start + Self.removalsPerTransaction, digests.count)]
+        for start in stride(from: 0, to: victims.count, by: Self.removalsPerTransaction) {
+            let chunk = victims[start..<min(start + Self.removalsPerTransaction, victims.count)]
             let trimThrough = trimmableSequence
             // The body may run again (a grown map, a released reserve): count in it, per run.
             let freed = try freeingSpace {
@@ -585,8 +586,10 @@ final class StoreCore: Sendable {
                     try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
                     var changes = ChangeSet(txn: txn, databases: blobs.databases)
                     var freed = (entries: 0, bytes: 0)
-                    for digest in chunk {
-                        if let size = try changes.delete(digest, keepingPointer: keepingPointers) {
+                    for victim in chunk {
+                        if let size = try changes.delete(
+                            victim.digest, keepingPointer: keepingPointers, blobNumber: victim.blobNumber)
+                        {
                             freed.entries += 1
                             freed.bytes += size
                         }
@@ -611,7 +614,7 @@ final class StoreCore: Sendable {
         return (entries, bytes, kept, journalUnbroken ? journal : nil)
     }
 
-    /// The most entries one LMDB transaction deletes (see `removeDigests`).
+    /// The most entries one LMDB transaction deletes (see `removeVictims`).
     static let removalsPerTransaction = 4096
 
     /// Empties LMDB and marks the journal as unusable, so the mirror rebuilds (emptying) the index.

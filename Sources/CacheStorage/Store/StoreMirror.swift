@@ -83,7 +83,10 @@ struct StoreMirror {
                             // A record this version cannot read is not an entry to list: its row goes.
                             let metadata = record.flatMap(EntryRecord.decode)
                             current = metadata.map { IndexRowKey($0, digest: digest) }
-                            if let metadata { change += try index.upsert(digest: digest, metadata: metadata) }
+                            if let metadata, let record {
+                                change += try index.upsert(
+                                    digest: digest, metadata: metadata, blobNumber: EntryRecord.blobNumber(in: record))
+                            }
                             unreadable = metadata == nil ? record.flatMap { IndexRowKey(record: $0, digest: digest) } : nil
                         }
                         for storedAt in item.rowsLeft + (unreadable.map { [$0.storedAt] } ?? []) {
@@ -112,7 +115,8 @@ struct StoreMirror {
         var change = TotalsChange()
         try txn.forEachRecord(blobs.databases) { digest, record in
             if let metadata = EntryRecord.decode(record.bytes) {
-                change += try index.upsert(digest: digest, metadata: metadata)
+                change += try index.upsert(
+                    digest: digest, metadata: metadata, blobNumber: EntryRecord.blobNumber(in: record.bytes))
                 stale.remove(IndexRowKey(metadata, digest: digest))
             }
             return true

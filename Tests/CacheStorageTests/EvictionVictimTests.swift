@@ -1,0 +1,113 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CacheStorage
+
+/// Each index row keeps the blob log number its entry's record names, and eviction finds a
+/// victim's record by that number instead of by digest (`EvictionVictim`). The number is only a
+/// lead: a row that names another entry's number, a number no longer in the log, or none at all
+/// must still evict its own entry and nothing else.
+@Suite("Eviction by blob number")
+struct EvictionVictimTests {
+    static func key(_ name: String) -> String { "https://cdn.example.com/victims/\(name).jpg" }
+    static func bytes(_ seed: Int, size: Int = 900) -> Data {
+        Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ seed) })
+    }
+
+    /// Each row's digest and number, as the index file holds them.
+    static func indexNumbers(_ store: PersistentStore) throws -> [KeyDigest: UInt64?] {
+        try store.core.index.query { connection in
+            let statement = try connection.prepare("SELECT digest, blob_number FROM entries")
+            var numbers: [KeyDigest: UInt64?] = [:]
+            while try statement.step() {
+                let digest = try #require(MetadataIndex.digest(statement, column: 0))
+                // `updateValue`: assigning nil through the subscript would remove the key.
+                numbers.updateValue(statement.optionalInt64(1).map { UInt64(bitPattern: $0) }, forKey: digest)
+            }
+            return numbers
+        }
+    }
+
+    /// Each entry's digest and the number its record names, as LMDB holds them.
+    static func recordNumbers(_ store: PersistentStore) throws -> [KeyDigest: UInt64?] {
+        let blobs = store.core.blobs
+        return try blobs.read { txn in
+            var numbers: [KeyDigest: UInt64?] = [:]
+            try txn.forEachRecord(blobs.databases) { digest, record in
+                numbers.updateValue(EntryRecord.blobNumber(in: record.bytes), forKey: digest)
+                return true
+            }
+            return numbers
+        }
+    }
+
+    /// Sets `key`'s row's number, as an index written by another version, or behind LMDB, may hold it.
+    static func setRowNumber(_ store: PersistentStore, _ key: String, to number: UInt64?) throws {
+        do {
+            let connection = try SQLiteConnection(path: store.core.layout.index.path)
+            defer { connection.close() }
+            let statement = try connection.prepare("UPDATE entries SET blob_number = ? WHERE digest = ?")
+            try statement.bind(1, number.map { Int64(bitPattern: $0) })
+            try KeyDigest(key: key).withBytes { try statement.bind(2, blob: $0) }
+            try statement.run()
+        }
+        let stored = try #require(try indexNumbers(store)[KeyDigest(key: key)])
+        #expect(stored == number)
+    }
+
+    @Test("every row names the number its record does, whether prefilled, caught up or rebuilt")
+    func rowsKeepTheNumbers() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        defer { store.close() }
+        // Groups of puts (upserted beside the commit), a key stored twice, new bytes for a key.
+        try await store.put((0..<40).map { NewEntry(key: Self.key("\($0)"), data: Self.bytes($0)) })
+        try await store.put([NewEntry(key: Self.key("x"), data: Self.bytes(1)), NewEntry(key: Self.key("x"), data: Self.bytes(2))])
+        try await store.put(NewEntry(key: Self.key("3"), data: Self.bytes(33)))
+        #expect(try await store.updateAttributes(for: Self.key("4"), to: EntryAttributes(etag: "\"v2\"")))
+        var records = try Self.recordNumbers(store)
+        #expect(records.count == 41)
+        #expect(records.values.allSatisfy { $0 != nil })
+        #expect(try Self.indexNumbers(store) == records)
+
+        // A commit the index learns of only through the journal (as from another process).
+        _ = try IndexPrefillTests.commitPut(store, Self.key("journaled"), Self.bytes(9))
+        try await store.flush()
+        records = try Self.recordNumbers(store)
+        #expect(records.count == 42)
+        #expect(try Self.indexNumbers(store) == records)
+
+        // Rebuilt from LMDB's records.
+        _ = try await store.core.writer.submit(.rebuildIndex)
+        #expect(try Self.indexNumbers(store) == records)
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("a row naming another entry's number, a number gone from the log, or none evicts its own entry only")
+    func misleadingNumbers() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        defer { store.close() }
+        let names = ["a", "b", "c", "d", "e", "f"]
+        for (seed, name) in names.enumerated() {
+            try await store.put(NewEntry(key: Self.key(name), data: Self.bytes(seed)))
+            try await Task.sleep(for: .milliseconds(3))
+        }
+        let numbers = try Self.recordNumbers(store)
+        func number(_ name: String) -> UInt64? { numbers[KeyDigest(key: Self.key(name))] ?? nil }
+        // a (the least recently used) names f's number; b a number past the log's end; c none.
+        let numberOfF: UInt64 = try #require(number("f"))
+        try Self.setRowNumber(store, Self.key("a"), to: numberOfF)
+        try Self.setRowNumber(store, Self.key("b"), to: 9_999)
+        try Self.setRowNumber(store, Self.key("c"), to: nil)
+        let removed = try await store.evict(toEntries: 3)
+        #expect(removed.entries == 3)
+        for name in ["a", "b", "c"] { #expect(try !store.contains(Self.key(name)), "\(name) was not evicted") }
+        for (seed, name) in names.enumerated().dropFirst(3) {
+            #expect(try store.peek(Self.key(name))?.data == Self.bytes(seed), "\(name) was damaged")
+        }
+        #expect(try store.statistics().entries == 3)
+        #expect(try await store.verify().isClean)
+    }
+}
