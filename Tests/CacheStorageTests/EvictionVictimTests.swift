@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import TestSupport
 import Testing
@@ -7,8 +8,10 @@ import Testing
 /// Each index row keeps the blob log number its entry's record names, and eviction finds a
 /// victim's record by that number instead of by digest (`EvictionVictim`). The number is only a
 /// lead: a row that names another entry's number, a number no longer in the log, or none at all
-/// must still evict its own entry and nothing else.
-@Suite("Eviction by blob number")
+/// must still evict its own entry and nothing else. A slice's rows, when they are the first in
+/// access order, are deleted as one range of that order (`EvictionCandidates`), and only if the
+/// range holds exactly them.
+@Suite("Eviction's victims")
 struct EvictionVictimTests {
     static func key(_ name: String) -> String { "https://cdn.example.com/victims/\(name).jpg" }
     static func bytes(_ seed: Int, size: Int = 900) -> Data {
@@ -108,6 +111,58 @@ struct EvictionVictimTests {
             #expect(try store.peek(Self.key(name))?.data == Self.bytes(seed), "\(name) was damaged")
         }
         #expect(try store.statistics().entries == 3)
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("a slice's rows go as one range of the access order, and one by one when the index changed after they were chosen")
+    func accessOrderRange() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        defer { store.close() }
+        let names = (0..<8).map { "r\($0)" }
+        for (seed, name) in names.enumerated() {
+            try await store.put(NewEntry(key: Self.key(name), data: Self.bytes(seed)))
+            try await Task.sleep(for: .milliseconds(3))
+        }
+        let index = store.core.index
+        struct RolledBack: Error {}
+        /// Deletes the four least recently used rows' candidates, after `meanwhile`, in a
+        /// transaction rolled back afterwards; returns the change and the rows left per key.
+        func deleteOldestFour(meanwhile: () throws -> Void = {}) throws -> (change: TotalsChange, left: [Int64]) {
+            let candidates = try index.evictionCandidates(bytesToFree: 0, entriesToFree: 4, now: Date())
+            #expect(candidates.victims.map(\.digest) == names.prefix(4).map { KeyDigest(key: Self.key($0)) })
+            #expect(candidates.accessOrderEnd?.row.digest == KeyDigest(key: Self.key("r3")))
+            var outcome: (change: TotalsChange, left: [Int64])?
+            do {
+                try index.writer.transaction {
+                    try meanwhile()
+                    let change = try index.delete(candidates)
+                    // Counted on the writer's connection, inside the transaction.
+                    let count = try index.writer.prepare("SELECT count(*) FROM entries WHERE digest = ?")
+                    let left = try names.map { name in
+                        try KeyDigest(key: Self.key(name)).withBytes { try count.bind(1, blob: $0) }
+                        defer { sqlite3_reset(count.handle) }
+                        return try count.step() ? count.int64(0) : -1
+                    }
+                    outcome = (change, left)
+                    throw RolledBack()
+                }
+            } catch is RolledBack {}
+            guard let outcome else { throw RolledBack() }
+            return outcome
+        }
+        let four = Int64(4 * Self.bytes(0).count)
+        let plain = try deleteOldestFour()
+        #expect(plain.change.entries == -4 && plain.change.bytes == -four)
+        #expect(plain.left == [0, 0, 0, 0, 1, 1, 1, 1])
+        // r6's row moves into the range (as another process recording a read could move a row)
+        // after the candidates were chosen: the range would take it too, so the rows go one by one.
+        let changed = try deleteOldestFour {
+            try index.writer.execute("UPDATE entries SET last_access = 0 WHERE key = '\(Self.key("r6"))'")
+        }
+        #expect(changed.change.entries == -4 && changed.change.bytes == -four)
+        #expect(changed.left == [0, 0, 0, 0, 1, 1, 1, 1])
+        #expect(try store.statistics().entries == 8)
         #expect(try await store.verify().isClean)
     }
 }

@@ -529,17 +529,17 @@ final class StoreCore: Sendable {
         guard bytesToFree > 0 || entriesToFree > 0 else { return (0, 0, false, []) }
         let bytesRequired = mustReach.bytes.map { max(0, totals.bytes - $0) } ?? 0
         let entriesRequired = mustReach.entries.map { max(0, totals.entries - $0) } ?? 0
-        let victims = try index.evictionCandidates(
+        let candidates = try index.evictionCandidates(
             bytesToFree: bytesToFree, entriesToFree: entriesToFree, now: Date(),
             atMost: atMost, unlessNeededFor: (bytesRequired, entriesRequired))
-        guard !victims.isEmpty else { return (0, 0, false, []) }
-        let (entries, bytes, kept) = try removeInOneSlice(victims, keepingPointers: keepingPointers)
+        guard !candidates.isEmpty else { return (0, 0, false, []) }
+        let (entries, bytes, kept) = try removeInOneSlice(candidates, keepingPointers: keepingPointers)
         let more = entries > 0 && (bytes < bytesToFree || entries < entriesToFree)
         return (entries, bytes, more, kept)
     }
 
     /// Deletes `victims` from LMDB and their rows from the index, the index committing last.
-    private func removeInOneSlice(_ victims: [EvictionVictim], keepingPointers: Bool) throws
+    private func removeInOneSlice(_ candidates: EvictionCandidates, keepingPointers: Bool) throws
         -> (entries: Int, bytes: Int, keptPointers: [KeyDigest])
     {
         // The index rows go on the helper thread while LMDB deletes the records on this one. SQLite
@@ -547,13 +547,13 @@ final class StoreCore: Sendable {
         // removes, never an entry without its row.
         let index = index
         let (head, outcome) = try index.writer.transaction {
-            let rows = indexHelper.run { Result { try index.delete(rows: victims.map(\.row)) } }
-            let removed = Result { try removeVictims(victims, keepingPointers: keepingPointers) }
+            let rows = indexHelper.run { Result { try index.delete(candidates) } }
+            let removed = Result { try removeVictims(candidates.victims, keepingPointers: keepingPointers) }
             let change = try rows.wait().get()
             let outcome = try removed.get()
             try index.adjustTotals(change)
             let head = try mirror.catchUpInTransaction(
-                own: StoreMirror.OwnChanges(journal: outcome.journal, removed: Set(victims.map(\.digest))))
+                own: StoreMirror.OwnChanges(journal: outcome.journal, removed: Set(candidates.victims.map(\.digest))))
             return (head, outcome)
         }
         appliedSequence.withLock { $0 = head }
