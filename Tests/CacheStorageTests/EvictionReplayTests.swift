@@ -80,4 +80,25 @@ struct EvictionReplayTests {
         #expect(try await store.verify().isClean)
         #expect(try store.statistics().entries == 10)
     }
+
+    @Test("a victim's derived entry goes with it, and the replay reads the journal for that entry's row")
+    func derivedEntryGoesWithItsVictim() async throws {
+        let folder = TemporaryDirectory()
+        let store = try await Self.populated(folder)
+        defer { store.close() }
+        let source = DerivedEntryTests.source(100)
+        try await store.put(source)
+        try await Task.sleep(for: .milliseconds(5))
+        try await store.put(DerivedEntryTests.derived(from: source, "max64"))
+        try await Task.sleep(for: .milliseconds(5))
+        // Read after both, the ten others are used more recently: the source is the least
+        // recently used, and the only victim of one entry over the limit.
+        for number in 0..<10 { #expect(try store.get(Self.key(number)) != nil) }
+        try await store.flush()
+        let evicted = try await store.evict(toEntries: 11)
+        #expect(evicted.entries == 2)
+        #expect(try store.statistics().entries == 10)
+        #expect(try store.indexRowCount(for: source.key + "#max64") == 0)
+        #expect(try await store.verify().isClean)
+    }
 }

@@ -553,7 +553,9 @@ final class StoreCore: Sendable {
             let outcome = try removed.get()
             try index.adjustTotals(change)
             let head = try mirror.catchUpInTransaction(
-                own: StoreMirror.OwnChanges(journal: outcome.journal, removed: Set(candidates.victims.map(\.digest))))
+                own: StoreMirror.OwnChanges(
+                    journal: outcome.journal, removed: Set(candidates.victims.map(\.digest)),
+                    journalNamesOnlyRemoved: outcome.journaledOnlyVictims))
             return (head, outcome)
         }
         appliedSequence.withLock { $0 = head }
@@ -564,15 +566,17 @@ final class StoreCore: Sendable {
     /// transactions of ``removalsPerTransaction``; with `keepingPointers`, logged records'
     /// pointers stay in `records` and are returned (see ``RecordLocation``). `journal` is the span
     /// of sequences the transactions wrote, when they wrote one unbroken span (no other process
-    /// committed between them).
+    /// committed between them); `journaledOnlyVictims`, whether it names nothing but victims (no
+    /// entry derived from one went with it).
     private func removeVictims(_ victims: [EvictionVictim], keepingPointers: Bool) throws
-        -> (entries: Int, bytes: Int, keptPointers: [KeyDigest], journal: JournalSpan?)
+        -> (entries: Int, bytes: Int, keptPointers: [KeyDigest], journal: JournalSpan?, journaledOnlyVictims: Bool)
     {
         var entries = 0
         var bytes = 0
         var kept: [KeyDigest] = []
         var journal: JournalSpan?
         var journalUnbroken = true
+        var journaledOnlyVictims = true
         // Small values sit inside LMDB's leaf pages, so deleting them dirties those pages, which
         // LMDB holds in memory until commit (and caps per transaction): commit in bounded chunks.
         for start in stride(from: 0, to: victims.count, by: Self.removalsPerTransaction) {
@@ -580,7 +584,7 @@ final class StoreCore: Sendable {
             let trimThrough = trimmableSequence
             // The body may run again (a grown map, a released reserve): count in it, per run.
             let freed = try freeingSpace {
-                try blobs.write { txn -> (entries: Int, bytes: Int, kept: [KeyDigest], journal: JournalSpan) in
+                try blobs.write { txn -> (entries: Int, bytes: Int, kept: [KeyDigest], journal: JournalSpan, derived: Int) in
                     var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
                     let headBefore = info.head
                     try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
@@ -598,12 +602,16 @@ final class StoreCore: Sendable {
                     freed.bytes += changes.derivedRemoved.bytes
                     try txn.appendJournal(changes.touched, info: &info, blobs.databases)
                     try txn.writeStoreInfo(info, blobs.databases)
-                    return (freed.entries, freed.bytes, changes.keptPointers, JournalSpan(after: headBefore, through: info.head))
+                    return (
+                        freed.entries, freed.bytes, changes.keptPointers, JournalSpan(after: headBefore, through: info.head),
+                        changes.derivedRemoved.entries
+                    )
                 }
             }
             entries += freed.entries
             bytes += freed.bytes
             kept += freed.kept
+            journaledOnlyVictims = journaledOnlyVictims && freed.derived == 0
             if let span = journal {
                 journalUnbroken = journalUnbroken && span.through == freed.journal.after
                 journal = JournalSpan(after: span.after, through: freed.journal.through)
@@ -611,7 +619,7 @@ final class StoreCore: Sendable {
                 journal = freed.journal
             }
         }
-        return (entries, bytes, kept, journalUnbroken ? journal : nil)
+        return (entries, bytes, kept, journalUnbroken ? journal : nil, journaledOnlyVictims)
     }
 
     /// The most entries one LMDB transaction deletes (see `removeVictims`).
