@@ -18,6 +18,14 @@ struct EvictionVictimTests {
         Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ seed) })
     }
 
+    /// Puts `names` one at a time, a few milliseconds apart, so each has its own time in access order.
+    static func putInTurn(_ store: PersistentStore, _ names: [String]) async throws {
+        for (seed, name) in names.enumerated() {
+            try await store.put(NewEntry(key: key(name), data: bytes(seed)))
+            try await Task.sleep(for: .milliseconds(3))
+        }
+    }
+
     /// Each row's digest and number, as the index file holds them.
     static func indexNumbers(_ store: PersistentStore) throws -> [KeyDigest: UInt64?] {
         try store.core.index.query { connection in
@@ -93,10 +101,7 @@ struct EvictionVictimTests {
         let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
         let names = ["a", "b", "c", "d", "e", "f"]
-        for (seed, name) in names.enumerated() {
-            try await store.put(NewEntry(key: Self.key(name), data: Self.bytes(seed)))
-            try await Task.sleep(for: .milliseconds(3))
-        }
+        try await Self.putInTurn(store, names)
         let numbers = try Self.recordNumbers(store)
         func number(_ name: String) -> UInt64? { numbers[KeyDigest(key: Self.key(name))] ?? nil }
         // a (the least recently used) names f's number; b a number past the log's end; c none.
@@ -120,10 +125,7 @@ struct EvictionVictimTests {
         let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
         let names = (0..<8).map { "r\($0)" }
-        for (seed, name) in names.enumerated() {
-            try await store.put(NewEntry(key: Self.key(name), data: Self.bytes(seed)))
-            try await Task.sleep(for: .milliseconds(3))
-        }
+        try await Self.putInTurn(store, names)
         let index = store.core.index
         struct RolledBack: Error {}
         /// Deletes the four least recently used rows' candidates, after `meanwhile`, in a

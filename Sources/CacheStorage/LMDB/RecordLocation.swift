@@ -35,12 +35,9 @@ enum RecordLocation: Equatable {
 struct StoredRecord {
     let bytes: UnsafeRawBufferPointer
     let location: RecordLocation
+}
 
-    init(bytes: UnsafeRawBufferPointer, location: RecordLocation) {
-        self.bytes = bytes
-        self.location = location
-    }
-
+extension StoredRecord {
     /// The record in `logged`, the record log's value under `number`, when it is `digest`'s.
     init?(logged: UnsafeRawBufferPointer, number: UInt64, digest: KeyDigest) {
         let prefix = RecordLocation.digestPrefixBytes

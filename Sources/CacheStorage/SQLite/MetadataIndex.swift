@@ -382,7 +382,7 @@ final class MetadataIndex: @unchecked Sendable {
         var change = TotalsChange()
         var exact = true
         while try statement.step() {
-            if let row = Self.row(statement, column: 0), expected.contains(row) {} else { exact = false }
+            exact = exact && Self.row(statement, column: 0).map(expected.contains) == true
             change.entries -= 1
             change.bytes -= statement.int64(2)
         }

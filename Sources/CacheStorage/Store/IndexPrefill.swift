@@ -29,22 +29,24 @@ struct IndexPrefill {
     static func start(
         _ items: [StoreWriter.Pending], blobs: BlobStore, index: MetadataIndex, helper: IndexHelper
     ) -> IndexPrefill? {
-        guard items.contains(where: { if case .put = $0.operation { true } else { false } }) else { return nil }
-        var nextNumber: UInt64?
+        // The group's puts in commit order: each takes the next number.
+        let puts = items.flatMap { item -> [PreparedPut] in
+            if case let .put(entries) = item.operation { entries } else { [] }
+        }
+        guard !puts.isEmpty else { return nil }
+        // Nil without a blob log: no put takes a number then.
+        let firstNumber: UInt64?
         do {
-            nextNumber = try blobs.read { try $0.firstFreeBlobNumber(blobs.databases) }
+            firstNumber = try blobs.read { try $0.firstFreeBlobNumber(blobs.databases) }
         } catch {
             return nil
         }
         var predicted: [KeyDigest: ChangeSet.PutRecord] = [:]
-        for item in items {
-            guard case let .put(entries) = item.operation else { continue }
-            for entry in entries {
-                predicted[entry.digest] = ChangeSet.PutRecord(record: entry.record, blobNumber: nextNumber)
-                nextNumber = nextNumber.map { $0 + 1 }
-            }
+        for (offset, entry) in puts.enumerated() {
+            predicted[entry.digest] = ChangeSet.PutRecord(
+                record: entry.record, blobNumber: firstNumber.map { $0 + UInt64(offset) })
         }
-        guard !predicted.isEmpty, index.beginWriteIfFree() else { return nil }
+        guard index.beginWriteIfFree() else { return nil }
         let rows = predicted
         let upserts = helper.run { () -> Result<(change: TotalsChange, rows: [KeyDigest: IndexRowKey]), any Error> in
             Result {
