@@ -119,24 +119,39 @@ struct EvictionVictimTests {
         #expect(try await store.verify().isClean)
     }
 
-    @Test("a slice's rows go as one range of the access order, and one by one when the index changed after they were chosen")
+    @Test("a slice's rows go as one range of the access order when chosen in the deleting transaction, else one by one")
     func accessOrderRange() async throws {
         let folder = TemporaryDirectory()
         let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
-        let names = (0..<8).map { "r\($0)" }
+        let names = (0..<16).map { "r\($0)" }
         try await Self.putInTurn(store, names)
         let index = store.core.index
         struct RolledBack: Error {}
-        /// Deletes the four least recently used rows' candidates, after `meanwhile`, in a
-        /// transaction rolled back afterwards; returns the change and the rows left per key.
-        func deleteOldestFour(meanwhile: () throws -> Void = {}) throws -> (change: TotalsChange, left: [Int64]) {
-            let candidates = try index.evictionCandidates(bytesToFree: 0, entriesToFree: 4, now: Date())
-            #expect(candidates.victims.map(\.digest) == names.prefix(4).map { KeyDigest(key: Self.key($0)) })
-            #expect(candidates.accessOrderEnd?.row.digest == KeyDigest(key: Self.key("r3")))
-            var outcome: (change: TotalsChange, left: [Int64])?
+        func moveInAccessOrder(_ name: String, to lastAccess: Int64) throws {
+            try index.writer.execute("UPDATE entries SET last_access = \(lastAccess) WHERE key = '\(Self.key(name))'")
+        }
+        // Ten victims: more than `delete(rows:)` deletes one statement each, so that one by one
+        // shows as its temporary table.
+        let victims = 10
+        let kept = [Int64](repeating: 0, count: victims) + [Int64](repeating: 1, count: names.count - victims)
+        /// Chooses the ten least recently used rows as candidates (`chosenInside` the transaction
+        /// or before it), runs `meanwhile`, deletes them, and rolls everything back; returns the
+        /// change, the rows left per key, and whether the rows went through the temporary table.
+        func deleteOldest(chosenInside: Bool, meanwhile: () throws -> Void = {}) throws
+            -> (change: TotalsChange, left: [Int64], oneByOne: Bool)
+        {
+            func choose() throws -> EvictionCandidates {
+                let candidates = try index.evictionCandidates(bytesToFree: 0, entriesToFree: victims, now: Date())
+                #expect(candidates.victims.map(\.digest) == names.prefix(victims).map { KeyDigest(key: Self.key($0)) })
+                #expect(candidates.accessOrderEnd?.row.digest == KeyDigest(key: Self.key("r9")))
+                return candidates
+            }
+            let before = chosenInside ? nil : try choose()
+            var outcome: (change: TotalsChange, left: [Int64], oneByOne: Bool)?
             do {
                 try index.writer.transaction {
+                    let candidates = try before ?? choose()
                     try meanwhile()
                     let change = try index.delete(candidates)
                     // Counted on the writer's connection, inside the transaction.
@@ -146,25 +161,36 @@ struct EvictionVictimTests {
                         defer { sqlite3_reset(count.handle) }
                         return try count.step() ? count.int64(0) : -1
                     }
-                    outcome = (change, left)
+                    let temporary = try index.writer.scalar("SELECT count(*) FROM temp.sqlite_master WHERE name = 'doomed'")
+                    outcome = (change, left, temporary == 1)
                     throw RolledBack()
                 }
             } catch is RolledBack {}
             guard let outcome else { throw RolledBack() }
             return outcome
         }
-        let four = Int64(4 * Self.bytes(0).count)
-        let plain = try deleteOldestFour()
-        #expect(plain.change.entries == -4 && plain.change.bytes == -four)
-        #expect(plain.left == [0, 0, 0, 0, 1, 1, 1, 1])
-        // r6's row moves into the range (as another process recording a read could move a row)
-        // after the candidates were chosen: the range would take it too, so the rows go one by one.
-        let changed = try deleteOldestFour {
-            try index.writer.execute("UPDATE entries SET last_access = 0 WHERE key = '\(Self.key("r6"))'")
+        let bytes = Int64(victims * Self.bytes(0).count)
+        let plain = try deleteOldest(chosenInside: true)
+        #expect(plain.change.entries == -Int64(victims) && plain.change.bytes == -bytes)
+        #expect(plain.left == kept)
+        #expect(!plain.oneByOne, "chosen in the transaction, the rows go as one range")
+        // Chosen before the transaction, as another process could write the index in between: r12
+        // moves into the range and r2 out of it, which leaves the range ten rows long but not the
+        // ten chosen. The rows go one by one, the chosen ones.
+        let swapped = try deleteOldest(chosenInside: false) {
+            try moveInAccessOrder("r12", to: 0)
+            try moveInAccessOrder("r2", to: Int64.max)
         }
-        #expect(changed.change.entries == -4 && changed.change.bytes == -four)
-        #expect(changed.left == [0, 0, 0, 0, 1, 1, 1, 1])
-        #expect(try store.statistics().entries == 8)
+        #expect(swapped.change.entries == -Int64(victims) && swapped.change.bytes == -bytes)
+        #expect(swapped.left == kept)
+        #expect(swapped.oneByOne)
+        // Chosen inside, then the connection itself moves r12 into the range: the range would take
+        // eleven, so they go one by one.
+        let grown = try deleteOldest(chosenInside: true) { try moveInAccessOrder("r12", to: 0) }
+        #expect(grown.change.entries == -Int64(victims) && grown.change.bytes == -bytes)
+        #expect(grown.left == kept)
+        #expect(grown.oneByOne)
+        #expect(try store.statistics().entries == names.count)
         #expect(try await store.verify().isClean)
     }
 }

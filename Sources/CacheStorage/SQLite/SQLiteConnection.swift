@@ -14,6 +14,9 @@ final class SQLiteConnection {
     /// hashed and compared the whole statement, a kilobyte for the index's upsert, and a replay of
     /// 1,000,000 puts made two such look-ups each.
     private var fixedStatements: [UInt: OpaquePointer] = [:]
+    /// Counts the write transactions begun on this connection, so that what was read inside one
+    /// can tell whether it is still the one under way (see ``writeTransaction``).
+    private var writeTransactionsBegun = 0
 
     /// Opens `path` (a file name, or a `file:` URI when `uri` is set).
     init(path: String, readOnly: Bool = false, uri: Bool = false) throws {
@@ -124,8 +127,21 @@ final class SQLiteConnection {
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
     func transaction<Result>(_ body: () throws -> Result) throws -> Result {
         resetStatements()
-        try execute("BEGIN IMMEDIATE")
+        try beginImmediate()
         return try completeTransaction(body)
+    }
+
+    /// `BEGIN IMMEDIATE`: takes SQLite's write lock (waiting up to the busy timeout for it).
+    func beginImmediate() throws {
+        try execute("BEGIN IMMEDIATE")
+        writeTransactionsBegun += 1
+    }
+
+    /// The write transaction (begun with ``beginImmediate()``) under way on this connection, nil
+    /// outside one. Rows read inside it stay as read until it ends, except for what this
+    /// connection itself writes: no other connection writes while it holds the write lock.
+    var writeTransaction: Int? {
+        sqlite3_txn_state(handle, nil) == SQLITE_TXN_WRITE ? writeTransactionsBegun : nil
     }
 
     /// Runs `body` inside the write transaction already begun on this connection, then commits

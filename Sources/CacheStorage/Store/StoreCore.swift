@@ -518,35 +518,36 @@ final class StoreCore: Sendable {
 
     /// One slice of an eviction: up to `atMost` victims toward the targets, and however many it
     /// takes to reach `mustReach` (the limits a batch has just passed).
+    ///
+    /// The victims are chosen inside the index transaction that deletes their rows: no other
+    /// process writes the index in between, so their rows can go as one range (see
+    /// ``MetadataIndex/delete(_:)``). The rows go on the helper thread while LMDB deletes the
+    /// entries on this one; SQLite commits only after LMDB has: a crash in between leaves rows
+    /// that the next catch-up removes, never an entry without its row.
     private func evictSlice(
         toBytes byteTarget: Int?, toEntries entryTarget: Int?, mustReach: (bytes: Int?, entries: Int?),
         atMost: Int = evictionSliceEntries, keepingPointers: Bool = false
     ) throws -> (entries: Int, bytes: Int, more: Bool, keptPointers: [KeyDigest]) {
         try synchronizeIndexThrowing()
-        let totals = try index.totals(on: index.writer)
-        let bytesToFree = byteTarget.map { max(0, totals.bytes - $0) } ?? 0
-        let entriesToFree = entryTarget.map { max(0, totals.entries - $0) } ?? 0
-        guard bytesToFree > 0 || entriesToFree > 0 else { return (0, 0, false, []) }
-        let bytesRequired = mustReach.bytes.map { max(0, totals.bytes - $0) } ?? 0
-        let entriesRequired = mustReach.entries.map { max(0, totals.entries - $0) } ?? 0
-        let candidates = try index.evictionCandidates(
-            bytesToFree: bytesToFree, entriesToFree: entriesToFree, now: Date(),
-            atMost: atMost, unlessNeededFor: (bytesRequired, entriesRequired))
-        guard !candidates.isEmpty else { return (0, 0, false, []) }
-        let (entries, bytes, kept) = try removeInOneSlice(candidates, keepingPointers: keepingPointers)
-        let more = entries > 0 && (bytes < bytesToFree || entries < entriesToFree)
-        return (entries, bytes, more, kept)
-    }
-
-    /// Deletes `victims` from LMDB and their rows from the index, the index committing last.
-    private func removeInOneSlice(_ candidates: EvictionCandidates, keepingPointers: Bool) throws
-        -> (entries: Int, bytes: Int, keptPointers: [KeyDigest])
-    {
-        // The index rows go on the helper thread while LMDB deletes the records on this one. SQLite
-        // commits only after LMDB has: a crash in between leaves rows that the next catch-up
-        // removes, never an entry without its row.
         let index = index
-        let (head, outcome) = try index.writer.transaction {
+        func excess(over targets: (bytes: Int?, entries: Int?)) throws -> (bytes: Int, entries: Int) {
+            let totals = try index.totals(on: index.writer)
+            return (
+                targets.bytes.map { max(0, totals.bytes - $0) } ?? 0, targets.entries.map { max(0, totals.entries - $0) } ?? 0
+            )
+        }
+        // Looked at before taking SQLite's write lock too, so a store within its targets takes none.
+        let toFree = try excess(over: (byteTarget, entryTarget))
+        guard toFree.bytes > 0 || toFree.entries > 0 else { return (0, 0, false, []) }
+        let (head, slice) = try index.writer.transaction {
+            () -> (UInt64?, (entries: Int, bytes: Int, more: Bool, keptPointers: [KeyDigest])) in
+            let (bytesToFree, entriesToFree) = try excess(over: (byteTarget, entryTarget))
+            guard bytesToFree > 0 || entriesToFree > 0 else { return (nil, (0, 0, false, [])) }
+            let (bytesRequired, entriesRequired) = try excess(over: mustReach)
+            let candidates = try index.evictionCandidates(
+                bytesToFree: bytesToFree, entriesToFree: entriesToFree, now: Date(),
+                atMost: atMost, unlessNeededFor: (bytesRequired, entriesRequired))
+            guard !candidates.isEmpty else { return (nil, (0, 0, false, [])) }
             let rows = indexHelper.run { Result { try index.delete(candidates) } }
             let removed = Result { try removeVictims(candidates.victims, keepingPointers: keepingPointers) }
             let change = try rows.wait().get()
@@ -556,10 +557,11 @@ final class StoreCore: Sendable {
                 own: StoreMirror.OwnChanges(
                     journal: outcome.journal, removed: Set(candidates.victims.map(\.digest)),
                     journalNamesOnlyRemoved: outcome.journaledOnlyVictims))
-            return (head, outcome)
+            let more = outcome.entries > 0 && (outcome.bytes < bytesToFree || outcome.entries < entriesToFree)
+            return (head, (outcome.entries, outcome.bytes, more, outcome.keptPointers))
         }
-        appliedSequence.withLock { $0 = head }
-        return (outcome.entries, outcome.bytes, outcome.keptPointers)
+        if let head { appliedSequence.withLock { $0 = head } }
+        return slice
     }
 
     /// Deletes entries, found by the numbers their rows name where they can be, journaled, in
