@@ -130,6 +130,12 @@ package enum EntryRecord {
         return bytes
     }
 
+    /// Reads only the entry's size, from the record's fixed head: a deletion needs no more, and
+    /// decoding the whole record (strings, headers) for it was a tenth of evicting small entries.
+    static func byteCount(in buffer: UnsafeRawBufferPointer) -> Int? {
+        Head(buffer).flatMap { $0.entryBytes <= UInt64(Int.max) ? Int($0.entryBytes) : nil }
+    }
+
     /// Reads only the stored-at time, from the record's fixed head (see ``IndexRowKey``).
     static func storedAt(in buffer: UnsafeRawBufferPointer) -> Date? {
         Head(buffer).map { Date(millisecondsSince1970: $0.storedAt) }
@@ -138,6 +144,8 @@ package enum EntryRecord {
     /// The fields before the first optional one (version, key, byte count, checksum, stored-at, the
     /// presence mask), for the accessors that read no further.
     private struct Head {
+        /// The entry's size in bytes.
+        let entryBytes: UInt64
         let storedAt: Int64
         let present: UInt16
         /// Where the optional fields begin.
@@ -145,9 +153,11 @@ package enum EntryRecord {
 
         init?(_ buffer: UnsafeRawBufferPointer) {
             var reader = ByteReader(buffer)
-            guard reader.readUInt8() == EntryRecord.version, let key = reader.readSlice(), reader.readUInt64() != nil,
-                reader.readUInt64() != nil, let storedAt = reader.readInt64(), let present = reader.readUInt16()
+            guard reader.readUInt8() == EntryRecord.version, let key = reader.readSlice(),
+                let entryBytes = reader.readUInt64(), reader.readUInt64() != nil, let storedAt = reader.readInt64(),
+                let present = reader.readUInt16()
             else { return nil }
+            self.entryBytes = entryBytes
             self.storedAt = storedAt
             self.present = present
             byteCount = 1 + 4 + key.count + 8 + 8 + 8 + 2

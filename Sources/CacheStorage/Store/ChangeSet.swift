@@ -177,9 +177,9 @@ struct ChangeSet {
         let record = stored?.bytes
         let row = record.flatMap { IndexRowKey(record: $0, digest: digest) }
         let blob = BlobLocation(record: record, digest: digest)
-        let previous = record.flatMap(EntryRecord.decode)
-        if linked, let previous { try unlink(previous, digest: digest) }
-        var size = previous?.byteCount ?? (record == nil ? nil : 0)
+        if linked, let previous = record.flatMap(EntryRecord.decode) { try unlink(previous, digest: digest) }
+        // A record too damaged to give its size still counts as an entry.
+        var size = record.map { EntryRecord.byteCount(in: $0) ?? 0 }
         if let stored {
             let keeps = keepingPointer && stored.location != .inline
             try txn.deleteRecord(
