@@ -32,6 +32,24 @@ struct LMDBCursor {
         try LMDBError.check(mdb_cursor_del(handle, 0), "delete an entry")
     }
 
+    /// Walks the database from its first key, deleting each key `delete` returns true for and
+    /// passing over those it returns false for, until it returns nil or the keys run out: one
+    /// walk along the leaves, where deleting each key by itself descends from the root again.
+    func deleteLeading(_ delete: (_ key: UnsafeRawBufferPointer) -> Bool?) throws {
+        var key = MDB_val()
+        var value = MDB_val()
+        var operation = MDB_FIRST
+        while true {
+            let code = mdb_cursor_get(handle, &key, &value, operation)
+            if code == MDB_NOTFOUND { return }
+            try LMDBError.check(code, "read an entry")
+            // After a deletion the cursor is on the key that followed, which MDB_NEXT returns.
+            operation = MDB_NEXT
+            guard let verdict = delete(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)) else { return }
+            if verdict { try deleteFound() }
+        }
+    }
+
     /// Deletes `key`; returns whether it existed.
     @discardableResult
     func delete(_ key: UnsafeRawBufferPointer) throws -> Bool {

@@ -74,16 +74,9 @@ extension LMDBTransaction {
     /// Deletes journal entries up to and including `sequence` (all already mirrored).
     func trimJournal(through sequence: UInt64, info: inout StoreInfo, _ databases: BlobStore.Databases) throws {
         guard sequence > info.trimmedThrough else { return }
-        var doomed: [[UInt8]] = []
-        try forEach(databases.journal) { key, _ in
-            guard key.count == 8 else { return true }
-            let value = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
-            guard value <= sequence else { return false }
-            doomed.append(Array(key))
-            return true
-        }
-        for key in doomed {
-            _ = try key.withUnsafeBytes { try delete(databases.journal, key: $0) }
+        try LMDBCursor(self, databases.journal).deleteLeading { key in
+            guard key.count == 8 else { return false }
+            return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) <= sequence ? true : nil
         }
         info.trimmedThrough = min(sequence, info.head)
     }
