@@ -582,6 +582,12 @@ final class StoreCore: Sendable {
         var journal: JournalSpan?
         var journalUnbroken = true
         var journaledOnlyVictims = true
+        // Deleted in the logs' order: in access order, the entries last read (or stored) in the
+        // same millisecond come in digest order, and each took the cursors on the logs off their
+        // page and down from the root again. Victims without a number last, by digest.
+        let victims = victims.sorted {
+            ($0.blobNumber ?? .max, $0.digest.high, $0.digest.low) < ($1.blobNumber ?? .max, $1.digest.high, $1.digest.low)
+        }
         // Small values sit inside LMDB's leaf pages, so deleting them dirties those pages, which
         // LMDB holds in memory until commit (and caps per transaction): commit in bounded chunks.
         for start in stride(from: 0, to: victims.count, by: Self.removalsPerTransaction) {
