@@ -36,9 +36,17 @@ struct ChangeSet {
         let blobNumber: UInt64?
     }
 
-    init(txn: LMDBTransaction, databases: BlobStore.Databases) {
+    /// Whether a digest touched again merges into its first journal item. An eviction's change
+    /// sets turn it off: each victim is deleted once, and only a deletion that found something
+    /// touches, so their digests come once each; hashing each victim's digest into a dictionary
+    /// was a quarter of LMDB's part of a mass eviction. A repeat would cost nothing but an item:
+    /// replay merges the items of one digest however many there are (see `journalItems(after:)`).
+    private let mergesTouches: Bool
+
+    init(txn: LMDBTransaction, databases: BlobStore.Databases, mergesTouches: Bool = true) {
         self.txn = txn
         self.databases = databases
+        self.mergesTouches = mergesTouches
     }
 
     mutating func apply(_ operation: WriteOperation) throws -> WriteOutcome {
@@ -290,6 +298,10 @@ struct ChangeSet {
 
     /// Journals `digest`, and the index row `left` behind by a deletion or replacement.
     private mutating func touch(_ digest: KeyDigest, leaving left: IndexRowKey? = nil) {
+        guard mergesTouches else {
+            touched.append(JournalItem(digest: digest, rowsLeft: left.map { [$0.storedAt] } ?? []))
+            return
+        }
         let position: Int
         if let known = positions[digest] {
             position = known

@@ -599,7 +599,7 @@ final class StoreCore: Sendable {
                     var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
                     let headBefore = info.head
                     try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
-                    var changes = ChangeSet(txn: txn, databases: blobs.databases)
+                    var changes = ChangeSet(txn: txn, databases: blobs.databases, mergesTouches: false)
                     var freed = (entries: 0, bytes: 0)
                     for victim in chunk {
                         if let size = try changes.delete(
