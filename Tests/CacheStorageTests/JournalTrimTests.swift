@@ -5,8 +5,9 @@ import Testing
 @testable import CacheStorage
 
 /// Trimming the journal deletes its leading items along one cursor (`LMDBCursor.deleteLeading`):
-/// every item up to the sequence goes, across page boundaries, and nothing after it.
-@Suite("Journal trimming")
+/// every item up to the sequence goes, across page boundaries, and nothing after it. Appending puts
+/// items on the last page without a search unless a key there is not below the next sequence.
+@Suite("Journal appending and trimming")
 struct JournalTrimTests {
     /// The journal's keys, as sequences (other keys as nil).
     static func journalKeys(_ store: PersistentStore) throws -> [UInt64?] {
@@ -54,5 +55,28 @@ struct JournalTrimTests {
             let sequences = keys.compactMap { $0 }
             #expect(sequences == Array(through + 1..<first + 5_000), "through \(through - first)")
         }
+    }
+
+    @Test("items are appended after a store info rewritten from scratch, whose next sequence is behind the journal's keys")
+    func appendsBehindExistingKeys() throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        defer { store.close() }
+        let blobs = store.core.blobs
+        let items = (0..<300).map { JournalItem(digest: KeyDigest(key: "k\($0)")) }
+        try blobs.write { txn in
+            var info = try #require(try txn.storeInfo(blobs.databases))
+            let first = info.nextSequence
+            try txn.appendJournal(items, info: &info, blobs.databases)
+            #expect(info.nextSequence == first + 300)
+            // Behind the last 100 keys: appending at the end would be refused there.
+            info.nextSequence = first + 200
+            try txn.appendJournal(items.prefix(150), info: &info, blobs.databases)
+            #expect(info.nextSequence == first + 350)
+            try txn.writeStoreInfo(info, blobs.databases)
+        }
+        let sequences = try Self.journalKeys(store).compactMap { $0 }
+        #expect(sequences.count == 350)
+        #expect(sequences.first.map { sequences == Array($0..<$0 + 350) } == true)
     }
 }

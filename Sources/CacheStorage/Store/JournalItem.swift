@@ -13,11 +13,12 @@ struct JournalItem: Equatable {
 
     private static let format: UInt8 = 1
 
-    var encoded: [UInt8] {
-        var writer = ByteWriter()
-        writer.append(Self.format)
-        for storedAt in rowsLeft { writer.append(storedAt) }
-        return digest.bytes + writer.bytes
+    /// Replaces `bytes` with the encoded item: a journal of thousands of items reuses one buffer.
+    func encode(into bytes: inout [UInt8]) {
+        bytes.removeAll(keepingCapacity: true)
+        digest.withBytes { bytes.append(contentsOf: $0) }
+        bytes.append(Self.format)
+        for storedAt in rowsLeft { withUnsafeBytes(of: storedAt.littleEndian) { bytes.append(contentsOf: $0) } }
     }
 
     /// Decodes an item; `.legacy` for a bare digest, nil for anything else this version cannot read.

@@ -62,10 +62,23 @@ extension LMDBTransaction {
 
     /// Appends `items` to the journal and advances `info.nextSequence`.
     func appendJournal(_ items: some Sequence<JournalItem>, info: inout StoreInfo, _ databases: BlobStore.Databases) throws {
+        // Sequences only grow, so the items go on the journal's last page without a search for
+        // each (`MDB_APPEND`), unless a key there sorts at or after the next sequence (a store info
+        // rewritten from scratch), when LMDB would refuse them: then each is put in its place.
+        var flags: UInt32 = 0
+        if let last = try lastKey(databases.journal) {
+            if last.count == 8, UInt64(bigEndian: last.loadUnaligned(as: UInt64.self)) < info.nextSequence {
+                flags = UInt32(MDB_APPEND)
+            }
+        } else {
+            flags = UInt32(MDB_APPEND)
+        }
+        var encoded: [UInt8] = []
         for item in items {
             let sequence = info.nextSequence.bigEndian
+            item.encode(into: &encoded)
             _ = try withUnsafeBytes(of: sequence) { key in
-                try item.encoded.withUnsafeBytes { try put(databases.journal, key: key, value: $0) }
+                try encoded.withUnsafeBytes { try put(databases.journal, key: key, value: $0, flags: flags) }
             }
             info.nextSequence += 1
         }
