@@ -512,7 +512,7 @@ final class MetadataIndex: @unchecked Sendable {
             """)
         var prefix = chosen.isEmpty
         while !done(), try byAccess.step() {
-            guard let victim = victim(byAccess), !seen.contains(victim.row) else {
+            guard let victim = victim(byAccess), seen.isEmpty || !seen.contains(victim.row) else {
                 prefix = false
                 continue
             }
@@ -532,7 +532,7 @@ final class MetadataIndex: @unchecked Sendable {
     }
 
     static func digest(_ statement: SQLiteStatement, column: Int32) -> KeyDigest? {
-        guard let bytes = statement.bytes(column) else { return nil }
-        return bytes.withUnsafeBytes { KeyDigest(bytes: $0) }
+        // Read in place: eviction reads a digest per victim, half a million in a mass eviction.
+        statement.withBytes(column) { KeyDigest(bytes: $0) }
     }
 }

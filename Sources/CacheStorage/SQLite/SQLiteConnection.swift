@@ -237,6 +237,13 @@ struct SQLiteStatement {
         return String(decoding: UnsafeRawBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// The column's bytes, read where SQLite keeps them (valid only inside `body`); nil for NULL.
+    func withBytes<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result?) -> Result? {
+        if isNull(column) { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count))
+    }
+
     func bytes(_ column: Int32) -> [UInt8]? {
         if isNull(column) { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))
