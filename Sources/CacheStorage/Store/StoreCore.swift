@@ -533,20 +533,20 @@ final class StoreCore: Sendable {
     ) throws -> (entries: Int, bytes: Int, more: Bool, keptPointers: [KeyDigest]) {
         try synchronizeIndexThrowing()
         let index = index
-        func excess(over targets: (bytes: Int?, entries: Int?)) throws -> (bytes: Int, entries: Int) {
-            let totals = try index.totals(on: index.writer)
-            return (
-                targets.bytes.map { max(0, totals.bytes - $0) } ?? 0, targets.entries.map { max(0, totals.entries - $0) } ?? 0
-            )
+        func excess(of totals: (entries: Int, bytes: Int), over targets: (bytes: Int?, entries: Int?))
+            -> (bytes: Int, entries: Int)
+        {
+            (targets.bytes.map { max(0, totals.bytes - $0) } ?? 0, targets.entries.map { max(0, totals.entries - $0) } ?? 0)
         }
         // Looked at before taking SQLite's write lock too, so a store within its targets takes none.
-        let toFree = try excess(over: (byteTarget, entryTarget))
+        let toFree = excess(of: try index.totals(on: index.writer), over: (byteTarget, entryTarget))
         guard toFree.bytes > 0 || toFree.entries > 0 else { return (0, 0, false, []) }
         let (head, slice) = try index.writer.transaction {
             () -> (UInt64?, (entries: Int, bytes: Int, more: Bool, keptPointers: [KeyDigest])) in
-            let (bytesToFree, entriesToFree) = try excess(over: (byteTarget, entryTarget))
+            let totals = try index.totals(on: index.writer)
+            let (bytesToFree, entriesToFree) = excess(of: totals, over: (byteTarget, entryTarget))
             guard bytesToFree > 0 || entriesToFree > 0 else { return (nil, (0, 0, false, [])) }
-            let (bytesRequired, entriesRequired) = try excess(over: mustReach)
+            let (bytesRequired, entriesRequired) = excess(of: totals, over: mustReach)
             let candidates = try index.evictionCandidates(
                 bytesToFree: bytesToFree, entriesToFree: entriesToFree, now: Date(),
                 atMost: atMost, unlessNeededFor: (bytesRequired, entriesRequired))
