@@ -369,25 +369,24 @@ final class MetadataIndex: @unchecked Sendable {
     /// table to fill; returning the deleted rows, to prove the range held the victims, cost about
     /// as much again. - Returns: the change to the totals.
     func delete(_ candidates: EvictionCandidates) throws -> TotalsChange {
-        let rows = candidates.victims.map(\.row)
         guard let end = candidates.accessOrderEnd, let chosenIn = candidates.chosenInTransaction,
             chosenIn == writer.writeTransaction
-        else { return try delete(rows: rows) }
+        else { return try delete(rows: candidates.victims.map(\.row)) }
         try writer.execute("SAVEPOINT access_order_range")
         let statement = try writer.prepare("DELETE FROM entries WHERE (last_access, stored_at, digest) <= (?, ?, ?)")
         try statement.bind(1, end.lastAccess)
         try statement.bind(2, end.row.storedAt)
         try end.row.digest.withBytes { try statement.bind(3, blob: $0) }
         try statement.run()
-        if sqlite3_changes(writer.handle) == rows.count {
+        if sqlite3_changes(writer.handle) == candidates.victims.count {
             try writer.execute("RELEASE access_order_range")
-            return TotalsChange(entries: -Int64(rows.count), bytes: -candidates.bytes)
+            return TotalsChange(entries: -Int64(candidates.victims.count), bytes: -candidates.bytes)
         }
         // Only this connection's own writes since the choice can change the range; none is made
         // between them, and this keeps such a change from deleting a row that was not chosen.
         try writer.execute("ROLLBACK TO access_order_range")
         try writer.execute("RELEASE access_order_range")
-        return try delete(rows: rows)
+        return try delete(rows: candidates.victims.map(\.row))
     }
 
     /// Deletes many rows with one statement (through a temporary table), which costs a third of
@@ -480,9 +479,9 @@ final class MetadataIndex: @unchecked Sendable {
     ) throws -> EvictionCandidates {
         var chosen = EvictionCandidates(chosenInTransaction: writer.writeTransaction)
         var seen = Set<IndexRowKey>()
-        var freedBytes = 0
         func done() -> Bool {
             let count = chosen.victims.count
+            let freedBytes = Int(chosen.bytes)
             let reachedTargets = freedBytes >= bytesToFree && count >= entriesToFree
             let reachedRequired = freedBytes >= required.bytes && count >= required.entries
             return reachedTargets || (count >= slice && reachedRequired)
@@ -499,7 +498,6 @@ final class MetadataIndex: @unchecked Sendable {
             guard let victim = victim(expired) else { continue }
             chosen.victims.append(victim)
             seen.insert(victim.row)
-            freedBytes += Int(expired.int64(2))
             chosen.bytes += expired.int64(2)
         }
         sqlite3_reset(expired.handle)
@@ -517,7 +515,6 @@ final class MetadataIndex: @unchecked Sendable {
                 continue
             }
             chosen.victims.append(victim)
-            freedBytes += Int(byAccess.int64(2))
             chosen.bytes += byAccess.int64(2)
             if prefix { chosen.accessOrderEnd = (byAccess.int64(4), victim.row) }
         }

@@ -60,19 +60,21 @@ extension LMDBTransaction {
         }
     }
 
+    /// The sequence a journal key names (8 bytes, big-endian, so LMDB keeps the items in order);
+    /// nil for a key of another length.
+    private static func sequence(inKey key: UnsafeRawBufferPointer) -> UInt64? {
+        key.count == 8 ? UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) : nil
+    }
+
     /// Appends `items` to the journal and advances `info.nextSequence`.
     func appendJournal(_ items: some Sequence<JournalItem>, info: inout StoreInfo, _ databases: BlobStore.Databases) throws {
         // Sequences only grow, so the items go on the journal's last page without a search for
         // each (`MDB_APPEND`), unless a key there sorts at or after the next sequence (a store info
         // rewritten from scratch), when LMDB would refuse them: then each is put in its place.
-        var flags: UInt32 = 0
-        if let last = try lastKey(databases.journal) {
-            if last.count == 8, UInt64(bigEndian: last.loadUnaligned(as: UInt64.self)) < info.nextSequence {
-                flags = UInt32(MDB_APPEND)
-            }
-        } else {
-            flags = UInt32(MDB_APPEND)
+        let appends = try lastKey(databases.journal).map { last in
+            Self.sequence(inKey: last).map { $0 < info.nextSequence } ?? false
         }
+        let flags = (appends ?? true) ? UInt32(MDB_APPEND) : 0  // an empty journal is appended to as well
         var encoded: [UInt8] = []
         for item in items {
             let sequence = info.nextSequence.bigEndian
@@ -88,8 +90,8 @@ extension LMDBTransaction {
     func trimJournal(through sequence: UInt64, info: inout StoreInfo, _ databases: BlobStore.Databases) throws {
         guard sequence > info.trimmedThrough else { return }
         try LMDBCursor(self, databases.journal).deleteLeading { key in
-            guard key.count == 8 else { return false }
-            return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) <= sequence ? true : nil
+            guard let keyed = Self.sequence(inKey: key) else { return false }
+            return keyed <= sequence ? true : nil
         }
         info.trimmedThrough = min(sequence, info.head)
     }
