@@ -210,4 +210,58 @@ struct IndexRowTests {
         // Read order follows the access time the old table held.
         #expect(try store.metadata(for: Self.key("b"))?.lastAccess.millisecondsSince1970 == before[Self.key("b")]!.lastAccess)
     }
+
+    /// What SQLite's planner says it reads for the victims' scan, on the index file in `folder`.
+    static func accessOrderPlan(_ folder: TemporaryDirectory) throws -> String {
+        let connection = try SQLiteConnection(path: indexPath(folder))
+        defer { connection.close() }
+        let statement = try connection.prepare(built: "EXPLAIN QUERY PLAN \(MetadataIndex.accessOrderVictims)")
+        var plan: [String] = []
+        while try statement.step() { plan.append(statement.string(3) ?? "") }
+        return plan.joined(separator: "; ")
+    }
+
+    @Test("an index of schema 4 gains the access-order index eviction scans alone, its order and rows kept")
+    func migratesToCoveringAccessOrder() async throws {
+        let folder = TemporaryDirectory()
+        let names = ["a", "b", "c", "d"]
+        do {
+            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+            for name in names {
+                try await store.put(NewEntry(key: Self.key(name), data: Data(repeating: 1, count: 700)))
+                try await Task.sleep(for: .milliseconds(3))
+            }
+            _ = try store.get(Self.key("a"))
+            try await store.flush()
+            store.close()
+        }
+        do {
+            // The access-order index as schema 4 had it: the last access alone.
+            let connection = try SQLiteConnection(path: Self.indexPath(folder))
+            try connection.execute(
+                """
+                DROP INDEX entries_by_access;
+                CREATE INDEX entries_by_access ON entries(last_access);
+                PRAGMA user_version = 4;
+                """)
+            connection.close()
+        }
+        let before = try Self.accessOrderPlan(folder)
+        #expect(before.contains("USING INDEX entries_by_access") && !before.contains("COVERING"), "\(before)")
+
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        defer { store.close() }
+        let after = try Self.accessOrderPlan(folder)
+        #expect(after.contains("USING COVERING INDEX entries_by_access"), "\(after)")
+        #expect(!after.contains("TEMP B-TREE"), "the scan sorts instead of following the index: \(after)")
+        #expect(try store.statistics().entries == names.count)
+        // Least recently used first, as before: b, c and d go, a (read last) stays.
+        let removed = try await store.evict(toEntries: 1)
+        #expect(removed.entries == 3)
+        #expect(try store.entries().map(\.key) == [Self.key("a")])
+        #expect(try await store.verify().isClean)
+        let connection = try SQLiteConnection(path: Self.indexPath(folder))
+        defer { connection.close() }
+        #expect(try connection.scalar("PRAGMA user_version") == Int64(IndexSchema.currentVersion))
+    }
 }

@@ -93,5 +93,13 @@ enum IndexSchema {
         """
         ALTER TABLE entries ADD COLUMN blob_number INTEGER;
         """,
+        // The access order with what eviction reads of each victim (see
+        // MetadataIndex.evictionCandidates): choosing victims scans this index alone instead of
+        // looking each row up in the table, a third of the time. Its order is unchanged: the
+        // primary key's columns, which every index of this table ends with, are named first.
+        """
+        DROP INDEX entries_by_access;
+        CREATE INDEX entries_by_access ON entries(last_access, stored_at, digest, byte_size, blob_number);
+        """,
     ]
 }

@@ -502,12 +502,7 @@ final class MetadataIndex: @unchecked Sendable {
         }
         sqlite3_reset(expired.handle)
         guard !done() else { return chosen }
-        // The same order as the access-order index's entries: last access, then the primary key.
-        let byAccess = try writer.prepare(
-            """
-            SELECT stored_at, digest, byte_size, blob_number, last_access FROM entries
-            ORDER BY last_access, stored_at, digest
-            """)
+        let byAccess = try writer.prepare(Self.accessOrderVictims)
         var prefix = chosen.isEmpty
         while !done(), try byAccess.step() {
             guard let victim = victim(byAccess), seen.isEmpty || !seen.contains(victim.row) else {
@@ -522,6 +517,13 @@ final class MetadataIndex: @unchecked Sendable {
         if !prefix { chosen.accessOrderEnd = nil }
         return chosen
     }
+
+    /// Every row with what eviction needs of it, least recently used first: in the access-order
+    /// index's order, from that index alone (it holds each of these columns, see ``IndexSchema``).
+    static let accessOrderVictims: StaticString = """
+        SELECT stored_at, digest, byte_size, blob_number, last_access FROM entries
+        ORDER BY last_access, stored_at, digest
+        """
 
     /// The row key in columns `column` (stored_at) and `column + 1` (digest).
     static func row(_ statement: SQLiteStatement, column: Int32) -> IndexRowKey? {
