@@ -89,14 +89,22 @@ struct DiskFullTests {
         try await store.put(Self.entry(1, length: 10_000))
         try await store.flush()
         // No marker at all: the next commit must create one, and the full disk will not let it.
-        try FileManager.default.removeItem(at: folder.appendingPathComponent("flush.state"))
-        let filler = try disk.fill()
+        // A flush finishing in the background can write the marker again before the disk is full
+        // (then the commit overwrites it in place and LMDB is what fails): remove it and fill
+        // again until it stays gone. Once the disk is full, no marker can be created.
+        let marker = folder.appendingPathComponent("flush.state")
+        try FileManager.default.removeItem(at: marker)
+        var fillers = [try disk.fill()]
+        while FileManager.default.fileExists(atPath: marker.path) {
+            try FileManager.default.removeItem(at: marker)
+            fillers.append(try disk.fill(name: "filler\(fillers.count)"))
+        }
         let failure = await #expect(throws: StorageError.self) { try await store.put(Self.entry(2, length: 10_000)) }
         #expect(failure?.isOutOfSpace == true)
         #expect("\(failure.map { "\($0)" } ?? "")".contains("flush.state"))
         #expect(Self.litter(in: folder).isEmpty)
         #expect(try store.get(Self.entry(1, length: 10_000).key)?.data == Self.entry(1, length: 10_000).data)
-        try FileManager.default.removeItem(at: filler)
+        for filler in fillers { try FileManager.default.removeItem(at: filler) }
         try await store.put(Self.entry(2, length: 10_000))
         #expect(try store.get(Self.entry(2, length: 10_000).key) != nil)
     }
