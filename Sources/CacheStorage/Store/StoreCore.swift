@@ -486,17 +486,18 @@ final class StoreCore: Sendable {
     /// more peak memory.
     static let stalePointersPerSweep = 1 << 18
 
-    /// Deletes the pointers an eviction left in `records` (see ``RecordLocation``), sorted by
-    /// digest, in transactions of ``removalsPerTransaction``: each rewrites a run of neighbouring
-    /// leaves, where deleting each pointer with its entry rewrote about one leaf per entry. Queued
-    /// puts are committed between transactions. A pointer a put has since reused is live and stays;
-    /// one left by a failure here (a full disk, a crash) reads as no entry and stays until its key
-    /// is put again.
+    /// Deletes the pointers an eviction left in `records` (see ``RecordLocation``) in digest
+    /// order, in transactions of about ``removalsPerTransaction``: each rewrites a run of
+    /// neighbouring leaves, where deleting each pointer with its entry rewrote about one leaf per
+    /// entry. Each run is sorted just before its transaction, and queued puts are committed
+    /// between transactions, so none waits for more than one run. A pointer a put has since reused
+    /// is live and stays; one left by a failure here (a full disk, a crash) reads as no entry and
+    /// stays until its key is put again.
     private func deleteStalePointers(_ digests: inout [KeyDigest]) {
         guard !digests.isEmpty else { return }
-        digests.sort { ($0.high, $0.low) < ($1.high, $1.low) }
-        for start in stride(from: 0, to: digests.count, by: Self.removalsPerTransaction) {
-            let chunk = digests[start..<min(start + Self.removalsPerTransaction, digests.count)]
+        for run in digests.partitionIntoKeyOrderRuns(runLength: Self.removalsPerTransaction) {
+            digests[run].sort { ($0.high, $0.low) < ($1.high, $1.low) }
+            let chunk = digests[run]
             do {
                 try blobs.write { txn in
                     let records = try LMDBCursor(txn, blobs.databases.records)
