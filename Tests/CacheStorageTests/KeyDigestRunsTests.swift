@@ -37,6 +37,9 @@ struct KeyDigestRunsTests {
         #expect(empty.partitionIntoKeyOrderRuns(runLength: 4_096).isEmpty)
         var short = Self.digests(4_096, seed: 8)
         #expect(short.partitionIntoKeyOrderRuns(runLength: 4_096) == [0..<4_096])
+        // Under two runs' worth: one bucket, the whole list.
+        var underTwo = Self.digests(5_000, seed: 10)
+        #expect(underTwo.partitionIntoKeyOrderRuns(runLength: 4_096) == [0..<5_000])
         let twice = Self.digests(3_000, seed: 9)
         var doubled = twice + twice + [KeyDigest(high: 0, low: 0), KeyDigest(high: .max, low: .max)]
         let runs = doubled.partitionIntoKeyOrderRuns(runLength: 1_000)

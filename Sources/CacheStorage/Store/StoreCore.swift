@@ -490,7 +490,7 @@ final class StoreCore: Sendable {
     /// order, in transactions of about ``removalsPerTransaction``: each rewrites a run of
     /// neighbouring leaves, where deleting each pointer with its entry rewrote about one leaf per
     /// entry. Each run is sorted just before its transaction, and queued puts are committed
-    /// between transactions, so none waits for more than one run. A pointer a put has since reused
+    /// between transactions, so none waits for the whole list's sort. A pointer a put has since reused
     /// is live and stays; one left by a failure here (a full disk, a crash) reads as no entry and
     /// stays until its key is put again.
     private func deleteStalePointers(_ digests: inout [KeyDigest]) {
