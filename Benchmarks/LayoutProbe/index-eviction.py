@@ -10,6 +10,9 @@ variant of the access-order and expiry indexes, the median of `--runs` runs.
 
     python3 Benchmarks/LayoutProbe/index-eviction.py --rows 1000000 --runs 3
 
+With `--current-only` it runs the store's own indexes alone; with `--go FILE` it prints "ready"
+once the table is built and waits for FILE before evicting (see `eviction-floor.sh`).
+
 It uses Python's `sqlite3` module, which on Debian is the system SQLite the store links.
 """
 import argparse
@@ -98,15 +101,23 @@ def main():
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--slice", type=int, default=1024)
+    parser.add_argument("--current-only", action="store_true", help="only the store's indexes (schema 5)")
+    parser.add_argument("--go", help="print 'ready' after building, wait for this file before evicting")
     args = parser.parse_args()
     variants = [(name, ddl, True) for name, ddl in ACCESS_INDEXES.items()]
     variants.append(("schema 5, no expiry index", ACCESS_INDEXES["schema 5 (covering)"], False))
+    if args.current_only:
+        variants = variants[:1]
     results = {name: [] for name, _, _ in variants}
     with tempfile.TemporaryDirectory() as folder:
         for run in range(args.runs):
             for name, ddl, expiry in variants:  # interleaved, run by run
                 path = os.path.join(folder, f"index-{run}-{len(results[name])}.sqlite")
                 build(path, args.rows, ddl, expiry, seed=run)
+                if args.go:
+                    print("ready", flush=True)
+                    while not os.path.exists(args.go):
+                        time.sleep(0.001)
                 results[name].append(evict(path, args.rows // 2, args.slice))
                 for suffix in ("", "-wal", "-shm"):
                     if os.path.exists(path + suffix):

@@ -12,12 +12,16 @@
 //   /tmp/record-layouts /tmp/probe digest 1000000
 //   /tmp/record-layouts /tmp/probe time 1000000 eager
 //   /tmp/record-layouts /tmp/probe time 1000000 lazy
+//
+// With PROBE_GO set to a path, it prints "ready" once inserted and waits for that file before
+// evicting (`eviction-floor.sh` starts the raw SQLite probe's eviction at the same moment).
 #include <lmdb.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void) {
     struct timespec t;
@@ -109,6 +113,13 @@ int main(int argc, char **argv) {
     mdb_env_sync(env, 1);
     double inserted = now();
     printf("%-6s %s insert %ld: %.0f /s\n", argv[2], lazy ? "lazy " : "eager", count, count / (inserted - start));
+
+    const char *go = getenv("PROBE_GO");
+    if (go) {
+        printf("ready\n");
+        fflush(stdout);
+        while (access(go, F_OK) != 0) usleep(1000);
+    }
 
     long evicted = count / 2;
     double worst = 0;
