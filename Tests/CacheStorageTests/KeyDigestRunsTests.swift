@@ -13,7 +13,17 @@ struct KeyDigestRunsTests {
         return (0..<count).map { _ in KeyDigest(high: random.next(), low: random.next()) }
     }
 
-    static func inKeyOrder(_ a: KeyDigest, _ b: KeyDigest) -> Bool { (a.high, a.low) < (b.high, b.low) }
+    @Test("digests compare as their stored bytes do, the order LMDB keeps")
+    func orderIsTheBytesOrder() {
+        // Pairs that differ only in `low`, and extremes, besides random ones.
+        let digests = Self.digests(2_000, seed: 9) + [
+            KeyDigest(high: 1, low: .max), KeyDigest(high: 2, low: 0), KeyDigest(high: 2, low: 1),
+            KeyDigest(high: 0, low: 0), KeyDigest(high: .max, low: .max),
+        ]
+        for (a, b) in Array(zip(digests, digests.dropFirst())) + Array(zip(digests, digests.reversed())) {
+            #expect((a < b) == a.bytes.lexicographicallyPrecedes(b.bytes), "\(a.hexString) < \(b.hexString)")
+        }
+    }
 
     @Test("runs of about the length asked cover the list, one bucket of leading bits each, in key order")
     func runsFollowKeyOrder() {
@@ -27,8 +37,8 @@ struct KeyDigestRunsTests {
         for (bucket, run) in runs.enumerated() {
             #expect(digests[run].allSatisfy { Int($0.high >> 60) == bucket }, "run \(bucket) holds another bucket's digest")
         }
-        for run in runs { digests[run].sort(by: Self.inKeyOrder) }
-        #expect(digests == original.sorted(by: Self.inKeyOrder))
+        for run in runs { digests[run].sort() }
+        #expect(digests == original.sorted())
     }
 
     @Test("a list no longer than one run is one run; an empty list none; duplicates stay")
@@ -45,7 +55,7 @@ struct KeyDigestRunsTests {
         let runs = doubled.partitionIntoKeyOrderRuns(runLength: 1_000)
         // 6,002 / 1,000 = 6 runs' worth: 8 buckets of the leading three bits.
         #expect(runs.count == 8)
-        for run in runs { doubled[run].sort(by: Self.inKeyOrder) }
-        #expect(doubled == (twice + twice + [KeyDigest(high: 0, low: 0), KeyDigest(high: .max, low: .max)]).sorted(by: Self.inKeyOrder))
+        for run in runs { doubled[run].sort() }
+        #expect(doubled == (twice + twice + [KeyDigest(high: 0, low: 0), KeyDigest(high: .max, low: .max)]).sorted())
     }
 }

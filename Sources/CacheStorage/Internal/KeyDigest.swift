@@ -41,3 +41,11 @@ struct KeyDigest: Hashable, Sendable {
         }.joined()
     }
 }
+
+extension KeyDigest: Comparable {
+    /// The order LMDB keeps digests in: their big-endian bytes (``withBytes(_:)``) compared as
+    /// bytes, which is `high`, then `low`, compared as numbers.
+    static func < (lhs: KeyDigest, rhs: KeyDigest) -> Bool {
+        (lhs.high, lhs.low) < (rhs.high, rhs.low)
+    }
+}

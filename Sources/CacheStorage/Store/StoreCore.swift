@@ -496,7 +496,7 @@ final class StoreCore: Sendable {
     private func deleteStalePointers(_ digests: inout [KeyDigest]) {
         guard !digests.isEmpty else { return }
         for run in digests.partitionIntoKeyOrderRuns(runLength: Self.removalsPerTransaction) {
-            digests[run].sort { ($0.high, $0.low) < ($1.high, $1.low) }
+            digests[run].sort()
             let chunk = digests[run]
             do {
                 try blobs.write { txn in
