@@ -27,5 +27,8 @@ until grep -q ready "$work/lmdb.out" && grep -q ready "$work/sqlite.out"; do
     sleep 0.2
 done
 touch "$work/go"
-wait
+status=0
+wait "$lmdb" || status=1
+wait "$sqlite" || status=1
 grep -hv ready "$work/lmdb.out" "$work/sqlite.out"
+exit "$status"

@@ -7,9 +7,10 @@ enum ProcessMemory {
     /// again, unlike anonymous memory), read together.
     ///
     /// The bench samples this after every batch it puts, on the thread that makes the next batch:
-    /// read into a buffer and scanned as bytes, a sample takes a few microseconds, where reading
-    /// the file into a `String` and splitting it took about 150 (half that thread's time while
-    /// inserting small entries, taken from the cores the store's threads run on).
+    /// read into a buffer and scanned as bytes, a sample takes about 30 µs (nearly all of it the
+    /// kernel writing the file out), where reading it into a `String` and splitting that took
+    /// about 150 (half that thread's time while inserting small entries, taken from the cores the
+    /// store's threads run on).
     static func residentBytes() -> (anonymous: Int, file: Int) {
         let descriptor = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return (0, 0) }
@@ -27,7 +28,7 @@ enum ProcessMemory {
     }
 
     /// The number on the line that starts with `label` (`RssAnon:   1234 kB`), 0 when there is none.
-    static func kibibytes(labelled label: StaticString, in status: UnsafeBufferPointer<UInt8>) -> Int {
+    private static func kibibytes(labelled label: StaticString, in status: UnsafeBufferPointer<UInt8>) -> Int {
         let name = UnsafeBufferPointer(start: label.utf8Start, count: label.utf8CodeUnitCount)
         var lineStart = 0
         while lineStart < status.count {
