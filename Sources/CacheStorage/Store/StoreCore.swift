@@ -587,7 +587,7 @@ final class StoreCore: Sendable {
         // same millisecond come in digest order, and each took the cursors on the logs off their
         // page and down from the root again. Victims without a number last, by digest.
         let victims = victims.sorted {
-            ($0.blobNumber ?? .max, $0.digest.high, $0.digest.low) < ($1.blobNumber ?? .max, $1.digest.high, $1.digest.low)
+            ($0.blobNumber ?? .max, $0.digest) < ($1.blobNumber ?? .max, $1.digest)
         }
         // Small values sit inside LMDB's leaf pages, so deleting them dirties those pages, which
         // LMDB holds in memory until commit (and caps per transaction): commit in bounded chunks.
