@@ -57,7 +57,7 @@ extension PersistentStore {
                     let value = stored.bytes
                     report.entriesChecked += 1
                     let location = BlobLocation(record: value, digest: digest)
-                    if case let .log(number) = location { named.insert(number) }
+                    if let number = location.number { named.insert(number) }
                     guard let metadata = EntryRecord.decode(value), KeyDigest(key: metadata.key) == digest else {
                         report.problems.append(.unreadableRecord(digest: digest.hexString))
                         damaged.append(digest)
@@ -77,7 +77,7 @@ extension PersistentStore {
                     }
                     // A log this process cannot see (created by another since it opened): not checked.
                     guard location.database(databases) != nil else { return true }
-                    guard let blob = try txn.blob(at: location, databases) else {
+                    guard let blob = try txn.bytes(of: stored, digest: digest, databases) else {
                         report.problems.append(.missingBlob(key: metadata.key))
                         damaged.append(digest)
                         return true

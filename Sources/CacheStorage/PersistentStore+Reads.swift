@@ -87,7 +87,8 @@ extension PersistentStore {
         -> CachedEntry?
     {
         let databases = core.blobs.databases
-        guard let record = try txn.record(of: digest, databases)?.bytes else { return nil }
+        guard let stored = try txn.record(of: digest, databases) else { return nil }
+        let record = stored.bytes
         guard let storedKey = EntryRecord.key(in: record), storedKey.elementsEqual(key.utf8) else {
             return nil
         }
@@ -95,7 +96,7 @@ extension PersistentStore {
         // In the blob log, which another process created after this one opened: a miss, not damage.
         guard location.database(databases) != nil else { return nil }
         guard let metadata = EntryRecord.decode(record),
-            let blob = try txn.blob(at: location, databases), blob.count == metadata.byteCount
+            let blob = try txn.bytes(of: stored, digest: digest, databases), blob.count == metadata.byteCount
         else {
             damaged = true
             return nil

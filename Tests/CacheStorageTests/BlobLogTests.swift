@@ -10,7 +10,8 @@ import Testing
 @Suite("Blob log")
 struct BlobLogTests {
     static func key(_ number: Int) -> String { "https://cdn.example.com/log/\(number).jpg" }
-    static func bytes(_ number: Int, size: Int = 1_500) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ number) }) }
+    /// Above `BlobLocation.withRecordLimit`: bytes that go to the blob log.
+    static func bytes(_ number: Int, size: Int = 20_000) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ number) }) }
 
     /// Keys in the log and in the digest-keyed database, and the store's format.
     static func layout(_ store: PersistentStore) throws -> (log: [UInt64], byDigest: Int, format: UInt32) {
@@ -41,28 +42,28 @@ struct BlobLogTests {
         var layout = try Self.layout(store)
         #expect(layout.log == Array(1...10))
         #expect(layout.byDigest == 0)
-        #expect(layout.format == StoreInfo.recordLogFormat)
+        #expect(layout.format == StoreInfo.currentFormat)
         #expect(try Self.location(store, Self.key(3)) == .log(4))
 
         #expect(try await store.updateAttributes(for: Self.key(0), to: EntryAttributes(etag: "\"v2\"")))
         #expect(try store.get(Self.key(0))?.data == Self.bytes(0))
         #expect(try Self.location(store, Self.key(0)) == .log(1))
 
-        try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(100, size: 900)))
+        try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(100, size: 17_000)))
         #expect(try Self.location(store, Self.key(1)) == .log(11))
-        #expect(try store.get(Self.key(1))?.data == Self.bytes(100, size: 900))
+        #expect(try store.get(Self.key(1))?.data == Self.bytes(100, size: 17_000))
         #expect(try await store.remove(Self.key(2)))
         layout = try Self.layout(store)
         #expect(layout.log == [1, 4, 5, 6, 7, 8, 9, 10, 11])
 
-        let removed = try await store.evict(toBytes: 5 * 1_500)
+        let removed = try await store.evict(toBytes: 5 * 20_000)
         #expect(removed.entries == 4)
         let statistics = try store.statistics()
         #expect(try Self.layout(store).log.count == statistics.entries)
         #expect(statistics.entries == 5)
         #expect(try await store.verify().isClean)
         for number in [0, 1, 3, 4, 5, 6, 7, 8, 9] where try store.contains(Self.key(number)) {
-            #expect(try store.peek(Self.key(number))?.data == (number == 1 ? Self.bytes(100, size: 900) : Self.bytes(number)))
+            #expect(try store.peek(Self.key(number))?.data == (number == 1 ? Self.bytes(100, size: 17_000) : Self.bytes(number)))
         }
     }
 

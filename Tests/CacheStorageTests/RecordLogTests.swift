@@ -11,7 +11,9 @@ import Testing
 @Suite("Record log")
 struct RecordLogTests {
     static func key(_ number: Int) -> String { "https://cdn.example.com/records/\(number).jpg" }
-    static func bytes(_ number: Int, size: Int = 1_200) -> Data {
+    /// Above `BlobLocation.withRecordLimit`, so that each record names a blob in the blob log
+    /// (`BytesWithRecordTests` covers small entries, whose bytes follow their records).
+    static func bytes(_ number: Int, size: Int = 20_000) -> Data {
         Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ number) })
     }
 
@@ -77,7 +79,7 @@ struct RecordLogTests {
         defer { store.close() }
         try await store.put((0..<10).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
         var layout = try Self.layout(store)
-        #expect(layout == Layout(pointers: 10, loggedRecords: Array(1...10), loggedBlobs: Array(1...10), format: StoreInfo.recordLogFormat))
+        #expect(layout == Layout(pointers: 10, loggedRecords: Array(1...10), loggedBlobs: Array(1...10), format: StoreInfo.currentFormat))
         #expect(try Self.recordLocation(store, Self.key(4)) == .log(5))
 
         // New attributes rewrite the record under its number; new bytes move it with its blob.
@@ -96,14 +98,22 @@ struct RecordLogTests {
         #expect(try await store.verify().isClean)
     }
 
-    @Test("a mass eviction takes the least recently used and leaves no number behind in records")
-    func evictionLeavesNoPointers() async throws {
+    /// Entry sizes on either side of `BlobLocation.withRecordLimit`: bytes after their records, or in the blob log.
+    static let sizes = [1_200, 20_000]
+
+    /// The blob log's keys for logged records `records` of entries of `size` bytes.
+    static func loggedBlobs(_ records: [UInt64], size: Int) -> [UInt64] {
+        size > BlobLocation.withRecordLimit ? records : []
+    }
+
+    @Test("a mass eviction takes the least recently used and leaves no number behind in records", arguments: sizes)
+    func evictionLeavesNoPointers(size: Int) async throws {
         let folder = TemporaryDirectory()
         let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
         let count = 3_000
         for start in stride(from: 0, to: count, by: 500) {
-            try await store.put((start..<start + 500).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
+            try await store.put((start..<start + 500).map { NewEntry(key: Self.key($0), data: Self.bytes($0, size: size)) })
         }
         // Read last, the oldest ten stay; the eviction takes the next oldest.
         for number in 0..<10 { #expect(try store.get(Self.key(number)) != nil) }
@@ -113,34 +123,35 @@ struct RecordLogTests {
         let layout = try Self.layout(store)
         #expect(layout.stalePointers == 0)
         #expect(layout.pointers == count / 2)
-        #expect(layout.loggedRecords.count == count / 2 && layout.loggedBlobs == layout.loggedRecords)
+        #expect(layout.loggedRecords.count == count / 2)
+        #expect(layout.loggedBlobs == Self.loggedBlobs(layout.loggedRecords, size: size))
         #expect(try store.statistics().entries == count / 2)
         // Entries of one batch share their stored time and go in digest order: the fourth batch
         // loses ten, which ones its digests decide.
-        for number in 0..<10 { #expect(try store.peek(Self.key(number))?.data == Self.bytes(number)) }
+        for number in 0..<10 { #expect(try store.peek(Self.key(number))?.data == Self.bytes(number, size: size)) }
         for number in 10..<1_500 { #expect(try !store.contains(Self.key(number))) }
         #expect(try (1_500..<2_000).filter { try store.contains(Self.key($0)) }.count == 490)
-        for number in 2_000..<count { #expect(try store.peek(Self.key(number))?.data == Self.bytes(number)) }
+        for number in 2_000..<count { #expect(try store.peek(Self.key(number))?.data == Self.bytes(number, size: size)) }
         #expect(try await store.verify().isClean)
         // An evicted key is stored again as a new entry.
         try await store.put(NewEntry(key: Self.key(10), data: Self.bytes(7)))
         #expect(try store.get(Self.key(10))?.data == Self.bytes(7))
     }
 
-    @Test("a stale number reads as no entry, even once the number is given to another entry")
-    func stalePointerAfterItsNumberIsReused() async throws {
+    @Test("a stale number reads as no entry, even once the number is given to another entry", arguments: sizes)
+    func stalePointerAfterItsNumberIsReused(size: Int) async throws {
         let folder = TemporaryDirectory()
         let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
         defer { store.close() }
-        try await store.put(NewEntry(key: Self.key(0), data: Self.bytes(0)))
-        try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(1)))
+        try await store.put(NewEntry(key: Self.key(0), data: Self.bytes(0, size: size)))
+        try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(1, size: size)))
         // The newest entry goes, its number staying in records: the log's last key is 1 again.
         #expect(try Self.deleteKeepingPointer(store, Self.key(1)) == [KeyDigest(key: Self.key(1))])
         #expect(try Self.layout(store).stalePointers == 1)
         #expect(try store.get(Self.key(1)) == nil)
 
         // Number 2 is given again, to another entry: the stale number now finds that one's record.
-        try await store.put(NewEntry(key: Self.key(2), data: Self.bytes(2)))
+        try await store.put(NewEntry(key: Self.key(2), data: Self.bytes(2, size: size)))
         #expect(try Self.recordLocation(store, Self.key(2)) == .log(2))
         #expect(try store.get(Self.key(1)) == nil)
         #expect(try !store.contains(Self.key(1)))
@@ -148,10 +159,10 @@ struct RecordLogTests {
         #expect(try await store.verify().isClean, "a stale number is not an entry, nor damage")
 
         // Storing the key again must not take the other entry's record or blob for its own.
-        try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(11)))
+        try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(11, size: size)))
         #expect(try Self.recordLocation(store, Self.key(1)) == .log(3))
-        #expect(try store.get(Self.key(1))?.data == Self.bytes(11))
-        #expect(try store.get(Self.key(2))?.data == Self.bytes(2))
+        #expect(try store.get(Self.key(1))?.data == Self.bytes(11, size: size))
+        #expect(try store.get(Self.key(2))?.data == Self.bytes(2, size: size))
         let blobs = store.core.blobs
         let deleted = try blobs.write { txn in
             let records = try LMDBCursor(txn, blobs.databases.records)
@@ -160,7 +171,7 @@ struct RecordLogTests {
         #expect(deleted == [false, false], "live numbers stay")
         let layout = try Self.layout(store)
         #expect(layout.pointers == 3 && layout.stalePointers == 0)
-        #expect(layout.loggedRecords == [1, 2, 3] && layout.loggedBlobs == [1, 2, 3])
+        #expect(layout.loggedRecords == [1, 2, 3] && layout.loggedBlobs == Self.loggedBlobs([1, 2, 3], size: size))
         #expect(try store.statistics().entries == 3)
         #expect(try await store.verify().isClean)
     }

@@ -17,17 +17,10 @@ struct VerifyTests {
         let folder = TemporaryDirectory()
         let store = try await Self.populated(folder)
         #expect(try await store.verify().isClean)
-        let blobs = store.core.blobs
-        try blobs.write { txn in
-            let databases = blobs.databases
-            let deleted = try txn.deleteBlob(at: txn.blobLocation(of: KeyDigest(key: Self.key(3)), databases), databases)
-            #expect(deleted)
-            var flipped = TestPayload.bytes(for: Self.key(5))!
-            flipped[100] ^= 0x01
-            let location = try txn.blobLocation(of: KeyDigest(key: Self.key(5)), databases)
-            guard let database = location.database(databases) else { throw StorageError.closed }
-            try location.withKey { key in try flipped.withUnsafeBytes { try txn.put(database, key: key, value: $0) } }
-        }
+        // Small entries: their bytes follow their records (the blob log's are damaged in `MaintenanceTests`).
+        #expect(try EntryDamage.bytesFollowRecord(Self.key(3), in: store))
+        try EntryDamage.change(Self.key(3), in: store) { $0 = [] }
+        try EntryDamage.change(Self.key(5), in: store) { $0[100] ^= 0x01 }
         let report = try await store.verify()
         #expect(report.problems.contains(.missingBlob(key: Self.key(3))))
         #expect(report.problems.contains(.checksumMismatch(key: Self.key(5))))
@@ -47,14 +40,15 @@ struct VerifyTests {
     func missingBlobIsAMiss() async throws {
         let folder = TemporaryDirectory()
         let store = try await Self.populated(folder)
-        let blobs = store.core.blobs
-        try blobs.write { txn in
-            let deleted = try txn.deleteBlob(at: txn.blobLocation(of: KeyDigest(key: Self.key(1)), blobs.databases), blobs.databases)
-            #expect(deleted)
-        }
+        try EntryDamage.change(Self.key(1), in: store) { $0 = [] }
+        // Cut short, not gone: the record says 4,002 bytes follow it, and 10 do.
+        try EntryDamage.change(Self.key(2), in: store) { $0 = Array($0.prefix(10)) }
         #expect(try store.get(Self.key(1)) == nil)
+        #expect(try store.get(Self.key(2)) == nil)
+        #expect(try store.get(Self.key(3))?.data == TestPayload.bytes(for: Self.key(3)))
         try await store.flush()
         #expect(try store.metadata(for: Self.key(1)) == nil)
+        #expect(try store.metadata(for: Self.key(2)) == nil)
         #expect(try await store.verify().isClean)
     }
 

@@ -15,6 +15,10 @@ package enum EntryRecord {
         /// Added with the blob log: the number of the entry's blob there (see ``BlobLocation``),
         /// always the record's last 8 bytes. Set by the writer, which numbers blobs as it commits.
         case blobNumber
+        /// Added with bytes beside their records: the entry's bytes follow the record in its
+        /// record log value (see ``BlobLocation``), and the record names its own number. No bytes
+        /// of its own in the record.
+        case bytesFollow
     }
 
     package static func encode(_ metadata: EntryMetadata) -> [UInt8] {
@@ -103,6 +107,7 @@ package enum EntryRecord {
         if has(.blobNumber) {
             guard reader.readUInt64() != nil else { return nil }
         }
+        // `.bytesFollow` has no bytes in the record: the entry's follow it (see `split(logged:)`).
         guard ok, reader.isAtEnd, byteCount <= UInt64(Int.max) else { return nil }
         let stored = Date(millisecondsSince1970: storedAt)
         return EntryMetadata(
@@ -119,15 +124,34 @@ package enum EntryRecord {
         return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: buffer.count - 8, as: UInt64.self))
     }
 
-    /// `record` naming blob `number` in the blob log (replacing a number it named already).
-    static func naming(blobNumber number: UInt64, in record: [UInt8]) -> [UInt8] {
+    /// `record` naming blob `number` in the blob log (replacing a number it named already), or,
+    /// when `bytesFollow`, its own number in the record log, the entry's bytes following it there.
+    static func naming(blobNumber number: UInt64, in record: [UInt8], bytesFollow: Bool = false) -> [UInt8] {
         var bytes = record
         if bytes.withUnsafeBytes({ blobNumber(in: $0) }) != nil { bytes.removeLast(8) }
         guard let head = bytes.withUnsafeBytes({ Head($0) }) else { return record }
-        let mask = head.present | 1 << Field.blobNumber.rawValue
+        let follow: UInt16 = 1 << Field.bytesFollow.rawValue
+        let mask = (head.present | 1 << Field.blobNumber.rawValue) & ~follow | (bytesFollow ? follow : 0)
         withUnsafeBytes(of: mask.littleEndian) { bytes.replaceSubrange(head.byteCount - 2..<head.byteCount, with: $0) }
         withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
         return bytes
+    }
+
+    /// Whether the entry's bytes follow the record in its record log value (see ``BlobLocation``).
+    static func bytesFollow(in buffer: UnsafeRawBufferPointer) -> Bool {
+        guard let head = Head(buffer) else { return false }
+        return head.present & (1 << Field.bytesFollow.rawValue) != 0
+    }
+
+    /// A record log value's record and, when they follow it, the entry's bytes: its last
+    /// `byteCount` bytes, as the record's head says. Bytes said to follow but cut short are nil,
+    /// and the whole value is the record: a read then finds the entry damaged.
+    static func split(logged value: UnsafeRawBufferPointer) -> (record: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer?) {
+        guard let head = Head(value), head.present & (1 << Field.bytesFollow.rawValue) != 0,
+            head.entryBytes <= UInt64(value.count - head.byteCount)
+        else { return (value, nil) }
+        let recordEnd = value.count - Int(head.entryBytes)
+        return (UnsafeRawBufferPointer(rebasing: value[..<recordEnd]), UnsafeRawBufferPointer(rebasing: value[recordEnd...]))
     }
 
     /// Reads only the entry's size, from the record's fixed head: a deletion needs no more, and

@@ -1,30 +1,49 @@
 import CLMDB
 
-/// Where an entry's bytes live: in the blob log under the number its record names, or, for a
-/// record from before the log, in `blobs` under the entry's digest.
+/// Where an entry's bytes live: after its record in the record log, in the blob log under the
+/// number its record names, or, for a record from before the log, in `blobs` under the digest.
 ///
 /// The log keys blobs by numbers given in the order they were written, so a batch of puts appends
 /// its blobs to the log's last pages (`MDB_APPEND`) instead of writing a random leaf of a
 /// digest-keyed tree for each, and eviction, which takes the oldest first, deletes them from the
 /// front. The record stays under the digest: a read finds it there, then the blob by its number.
+///
+/// Bytes of up to ``withRecordLimit`` follow their record in its record log value instead
+/// (`withRecord`): a read then finds them in the value it reads the record from, one B-tree search
+/// in two trees instead of three, and a put appends one value, a deletion deletes one. Larger bytes
+/// stay in the blob log, so that a revalidation, which rewrites the record, does not rewrite them.
 enum BlobLocation: Equatable {
     case log(UInt64)
+    case withRecord(UInt64)
     case digest(KeyDigest)
+
+    /// The largest entry whose bytes are stored with its record: a thumbnail's, not an original
+    /// photo's. A record rewritten for new attributes carries its bytes along; 16 KiB more at a
+    /// 304 is small beside the index row updated with it.
+    static let withRecordLimit = 16 * 1024
 
     /// Where the entry whose record is `record` keeps its bytes. A record that does not name a
     /// number (from before the log, absent, or too damaged to say) points at the digest.
     init(record: UnsafeRawBufferPointer?, digest: KeyDigest) {
         if let record, let number = EntryRecord.blobNumber(in: record) {
-            self = .log(number)
+            self = EntryRecord.bytesFollow(in: record) ? .withRecord(number) : .log(number)
         } else {
             self = .digest(digest)
+        }
+    }
+
+    /// The log number this location takes (a record with its bytes takes its record's).
+    var number: UInt64? {
+        switch self {
+        case let .log(number), let .withRecord(number): number
+        case .digest: nil
         }
     }
 
     /// The key under which the blob is stored in its database.
     func withKey<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         switch self {
-        case let .log(number): try withUnsafeBytes(of: number.bigEndian) { try body($0) }
+        case let .log(number), let .withRecord(number): try withUnsafeBytes(of: number.bigEndian) { try body($0) }
         case let .digest(digest): try digest.withBytes(body)
         }
     }
@@ -34,6 +53,7 @@ enum BlobLocation: Equatable {
     func database(_ databases: BlobStore.Databases) -> MDB_dbi? {
         switch self {
         case .log: databases.blobLog
+        case .withRecord: databases.recordLog
         case .digest: databases.blobs
         }
     }
@@ -46,18 +66,31 @@ enum BlobLocation: Equatable {
 }
 
 extension LMDBTransaction {
-    /// The blob at `location`, or nil.
+    /// The bytes of the entry at `digest` whose record is `stored`, or nil.
+    func bytes(of stored: StoredRecord, digest: KeyDigest, _ databases: BlobStore.Databases) throws
+        -> UnsafeRawBufferPointer?
+    {
+        let location = BlobLocation(record: stored.bytes, digest: digest)
+        if case .withRecord = location { return stored.followingBytes }
+        return try blob(at: location, databases)
+    }
+
+    /// The blob at `location` in the blob log or `blobs`, or nil (bytes with their record: see
+    /// `bytes(of:digest:_:)`).
     func blob(at location: BlobLocation, _ databases: BlobStore.Databases) throws -> UnsafeRawBufferPointer? {
+        if case .withRecord = location { return nil }
         guard let database = location.database(databases) else { return nil }
         return try location.withKey { try get(database, key: $0) }
     }
 
     /// Deletes the blob at `location`; returns whether it existed. `logCursor`, a cursor on the
-    /// blob log, deletes a logged blob through it (see ``LMDBCursor``).
+    /// blob log, deletes a logged blob through it (see ``LMDBCursor``). Bytes with their record
+    /// go with the record: nothing to delete here.
     @discardableResult
     func deleteBlob(at location: BlobLocation, logCursor: LMDBCursor? = nil, _ databases: BlobStore.Databases) throws
         -> Bool
     {
+        if case .withRecord = location { return false }
         guard let database = location.database(databases) else { return false }
         if case .log = location, let logCursor { return try location.withKey { try logCursor.delete($0) } }
         return try location.withKey { try delete(database, key: $0) }

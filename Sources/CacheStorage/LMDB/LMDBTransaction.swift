@@ -23,6 +23,18 @@ struct LMDBTransaction {
         try LMDBError.check(mdb_put(handle, database, &keyValue, &dataValue, flags), "write an entry")
     }
 
+    /// Stores `count` bytes under `key`, written by `fill` straight into the page LMDB reserves
+    /// for them (`MDB_RESERVE`); `flags` as for `put`.
+    func put(
+        _ database: MDB_dbi, key: UnsafeRawBufferPointer, reserving count: Int, flags: UInt32 = 0,
+        _ fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws {
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var dataValue = MDB_val(mv_size: count, mv_data: nil)
+        try LMDBError.check(mdb_put(handle, database, &keyValue, &dataValue, flags | UInt32(MDB_RESERVE)), "write an entry")
+        fill(UnsafeMutableRawBufferPointer(start: dataValue.mv_data, count: count))
+    }
+
     /// Deletes `key`; returns whether it existed.
     @discardableResult
     func delete(_ database: MDB_dbi, key: UnsafeRawBufferPointer) throws -> Bool {

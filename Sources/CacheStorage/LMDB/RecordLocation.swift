@@ -35,15 +35,19 @@ enum RecordLocation: Equatable {
 struct StoredRecord {
     let bytes: UnsafeRawBufferPointer
     let location: RecordLocation
+    /// The entry's bytes, when they follow the record in its logged value (see ``BlobLocation``).
+    var followingBytes: UnsafeRawBufferPointer? = nil
 }
 
 extension StoredRecord {
-    /// The record in `logged`, the record log's value under `number`, when it is `digest`'s.
+    /// The record in `logged`, the record log's value under `number`, when it is `digest`'s: the
+    /// digest, the record, and the entry's bytes when they follow it.
     init?(logged: UnsafeRawBufferPointer, number: UInt64, digest: KeyDigest) {
         let prefix = RecordLocation.digestPrefixBytes
         guard logged.count > prefix, KeyDigest(bytes: UnsafeRawBufferPointer(rebasing: logged[..<prefix])) == digest
         else { return nil }
-        self.init(bytes: UnsafeRawBufferPointer(rebasing: logged[prefix...]), location: .log(number))
+        let (record, bytes) = EntryRecord.split(logged: UnsafeRawBufferPointer(rebasing: logged[prefix...]))
+        self.init(bytes: record, location: .log(number), followingBytes: bytes)
     }
 }
 
@@ -76,31 +80,43 @@ extension LMDBTransaction {
     }
 
     /// Stores `record` as the entry at `digest`'s: in the record log under `number` when there is
-    /// one (`appending`: the number is past every key there), else in `records`; returns where.
+    /// one (`appending`: the number is past every key there), followed by `followingBytes` when
+    /// the record says the entry's bytes follow it; else in `records`. Returns where.
     @discardableResult
     func putRecord(
-        _ record: [UInt8], of digest: KeyDigest, number: UInt64?, appending: Bool, _ databases: BlobStore.Databases
+        _ record: [UInt8], of digest: KeyDigest, number: UInt64?, appending: Bool,
+        followedBy followingBytes: UnsafeRawBufferPointer? = nil, _ databases: BlobStore.Databases
     ) throws -> RecordLocation {
         guard let number, databases.recordLog != nil else {
             try replaceRecord(record, of: digest, at: .inline, databases)
             return .inline
         }
-        try replaceRecord(record, of: digest, at: .log(number), databases, appending: appending)
+        try replaceRecord(record, of: digest, at: .log(number), followedBy: followingBytes, databases, appending: appending)
         try BlobLocation.log(number).withKey { pointer in try digest.withBytes { try put(databases.records, key: $0, value: pointer) } }
         return .log(number)
     }
 
-    /// Rewrites the entry at `digest`'s record where it is, leaving any pointer to it as it is.
+    /// Rewrites the entry at `digest`'s record where it is, leaving any pointer to it as it is; a
+    /// logged record is followed by `followingBytes` (see ``BlobLocation``).
     func replaceRecord(
-        _ record: [UInt8], of digest: KeyDigest, at location: RecordLocation, _ databases: BlobStore.Databases,
+        _ record: [UInt8], of digest: KeyDigest, at location: RecordLocation,
+        followedBy followingBytes: UnsafeRawBufferPointer? = nil, _ databases: BlobStore.Databases,
         appending: Bool = false
     ) throws {
         switch location {
         case let .log(number):
             guard let log = databases.recordLog else { return }
-            let logged = digest.bytes + record
+            let prefix = RecordLocation.digestPrefixBytes
+            let count = prefix + record.count + (followingBytes?.count ?? 0)
+            // Written in place (`MDB_RESERVE`): no copy of the bytes in between.
             try BlobLocation.log(number).withKey { key in
-                try logged.withUnsafeBytes { try put(log, key: key, value: $0, flags: appending ? UInt32(MDB_APPEND) : 0) }
+                try put(log, key: key, reserving: count, flags: appending ? UInt32(MDB_APPEND) : 0) { value in
+                    digest.withBytes { value.copyMemory(from: $0) }
+                    record.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: value[prefix...]).copyMemory(from: $0) }
+                    if let followingBytes, followingBytes.count > 0 {
+                        UnsafeMutableRawBufferPointer(rebasing: value[(prefix + record.count)...]).copyMemory(from: followingBytes)
+                    }
+                }
             }
         case .inline:
             try digest.withBytes { key in try record.withUnsafeBytes { try put(databases.records, key: key, value: $0) } }

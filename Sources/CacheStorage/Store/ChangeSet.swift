@@ -21,6 +21,8 @@ struct ChangeSet {
     private(set) var wroteToBlobLog = false
     /// Whether a put wrote to the record log (the same).
     private(set) var wroteToRecordLog = false
+    /// Whether a put wrote an entry's bytes after its record (the same).
+    private(set) var wroteBytesWithRecord = false
     /// For each digest whose last change here was a put, the record that put prepared (before its
     /// blob number was added) and that number: what ``IndexPrefill`` predicted.
     private(set) var putRecords: [KeyDigest: PutRecord] = [:]
@@ -125,13 +127,22 @@ struct ChangeSet {
         var record = entry.record
         let blob: BlobLocation
         var number: UInt64?
+        // Small bytes follow the record in the record log (see `BlobLocation`).
+        let bytesFollow = databases.blobLog != nil && databases.recordLog != nil
+            && entry.data.count <= BlobLocation.withRecordLimit
         if let log = databases.blobLog {
             let taken = try takeBlobNumber()
             number = taken
-            blob = .log(taken)
-            record = EntryRecord.naming(blobNumber: taken, in: record)
-            try blob.withKey { key in
-                try entry.data.withUnsafeBytes { try txn.put(log, key: key, value: $0, flags: UInt32(MDB_APPEND)) }
+            if bytesFollow {
+                blob = .withRecord(taken)
+                record = EntryRecord.naming(blobNumber: taken, in: record, bytesFollow: true)
+                wroteBytesWithRecord = true
+            } else {
+                blob = .log(taken)
+                record = EntryRecord.naming(blobNumber: taken, in: record)
+                try blob.withKey { key in
+                    try entry.data.withUnsafeBytes { try txn.put(log, key: key, value: $0, flags: UInt32(MDB_APPEND)) }
+                }
             }
             wroteToBlobLog = true
         } else {
@@ -140,7 +151,11 @@ struct ChangeSet {
                 try entry.data.withUnsafeBytes { try txn.put(databases.blobs, key: key, value: $0) }
             }
         }
-        let location = try txn.putRecord(record, of: entry.digest, number: number, appending: true, databases)
+        let location = try entry.data.withUnsafeBytes { data in
+            try txn.putRecord(
+                record, of: entry.digest, number: number, appending: true,
+                followedBy: bytesFollow ? data : nil, databases)
+        }
         if location != .inline { wroteToRecordLog = true }
         // The old record, when logged under another number: the pointer now names the new one.
         if let previous = previous?.location, previous != location, previous != .inline {
@@ -158,10 +173,18 @@ struct ChangeSet {
         else { return false }
         metadata.attributes = attributes
         var encoded = EntryRecord.encode(metadata)
+        // Copied: LMDB's buffer dies with the write that replaces it.
+        let followingBytes = stored.followingBytes.map { Array($0) }
         if let number = EntryRecord.blobNumber(in: stored.bytes) {
-            encoded = EntryRecord.naming(blobNumber: number, in: encoded)
+            encoded = EntryRecord.naming(blobNumber: number, in: encoded, bytesFollow: followingBytes != nil)
         }
-        try txn.replaceRecord(encoded, of: digest, at: stored.location, databases)
+        if let followingBytes {
+            try followingBytes.withUnsafeBytes {
+                try txn.replaceRecord(encoded, of: digest, at: stored.location, followedBy: $0, databases)
+            }
+        } else {
+            try txn.replaceRecord(encoded, of: digest, at: stored.location, databases)
+        }
         putRecords[digest] = nil
         touch(digest)
         return true
@@ -276,13 +299,15 @@ struct ChangeSet {
 
     /// A record that does not decode, a missing blob, or bytes that do not match the record.
     private func isDamaged(_ digest: KeyDigest) throws -> Bool {
-        let record = try txn.record(of: digest, databases)?.bytes
-        let location = BlobLocation(record: record, digest: digest)
+        // Without a record, a blob left under the digest is.
+        guard let stored = try txn.record(of: digest, databases) else {
+            return try txn.blob(at: .digest(digest), databases) != nil
+        }
         // A log blob this process cannot see (the log was created after it opened) is not damage.
-        guard location.database(databases) != nil else { return false }
-        let blob = try txn.blob(at: location, databases)
-        guard let record else { return blob != nil }
-        guard let metadata = EntryRecord.decode(record), KeyDigest(key: metadata.key) == digest, let blob else {
+        guard BlobLocation(record: stored.bytes, digest: digest).database(databases) != nil else { return false }
+        guard let metadata = EntryRecord.decode(stored.bytes), KeyDigest(key: metadata.key) == digest,
+            let blob = try txn.bytes(of: stored, digest: digest, databases)
+        else {
             return true
         }
         return blob.count != metadata.byteCount || XXHash64.hash(blob) != metadata.checksum

@@ -186,6 +186,7 @@ final class StoreCore: Sendable {
                     // A version that cannot find blobs or records in the logs must not open the store.
                     if changes.wroteToBlobLog { info.format = max(info.format, StoreInfo.blobLogFormat) }
                     if changes.wroteToRecordLog { info.format = max(info.format, StoreInfo.recordLogFormat) }
+                    if changes.wroteBytesWithRecord { info.format = max(info.format, StoreInfo.bytesWithRecordFormat) }
                     try txn.appendJournal(changes.touched, info: &info, self.blobs.databases)
                     try txn.writeStoreInfo(info, self.blobs.databases)
                     return (outcomes, changes.putRecords, JournalSpan(after: headBefore, through: info.head))

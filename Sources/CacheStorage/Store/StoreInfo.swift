@@ -9,7 +9,7 @@ import Foundation
 struct StoreInfo: Equatable {
     /// The newest on-disk layout this code reads and writes; a store with a higher number comes from
     /// a newer version.
-    static let currentFormat: UInt32 = recordLogFormat
+    static let currentFormat: UInt32 = bytesWithRecordFormat
     /// The layout with the blob log (see ``BlobLocation``): 1 had every blob under its digest, and a
     /// version that reads only that would take entries whose blobs are in the log for damaged.
     /// Written by the first commit that puts a blob in the log.
@@ -17,6 +17,10 @@ struct StoreInfo: Equatable {
     /// The layout with the record log (see ``RecordLocation``): a version before it would take the
     /// numbers in `records` for damaged records. Written by the first commit that logs a record.
     static let recordLogFormat: UInt32 = 3
+    /// The layout with small entries' bytes after their records in the record log (see
+    /// ``BlobLocation``): a version before it would take those values for damaged records.
+    /// Written by the first commit that stores bytes so.
+    static let bytesWithRecordFormat: UInt32 = 4
 
     var storeID: [UInt8]
     var nextSequence: UInt64
