@@ -64,8 +64,7 @@ extension PersistentStore {
         try checkOpen()
         let digest = KeyDigest(key: key)
         return try core.blobs.read { txn in
-            try txn.record(of: digest, core.blobs.databases).flatMap { EntryRecord.key(in: $0.bytes) }?
-                .elementsEqual(key.utf8) ?? false
+            try txn.record(of: digest, core.blobs.databases).map { EntryRecord.isRecord($0.bytes, of: key) } ?? false
         }
     }
 
@@ -89,13 +88,11 @@ extension PersistentStore {
         let databases = core.blobs.databases
         guard let stored = try txn.record(of: digest, databases) else { return nil }
         let record = stored.bytes
-        guard let storedKey = EntryRecord.key(in: record), storedKey.elementsEqual(key.utf8) else {
-            return nil
-        }
+        guard EntryRecord.isRecord(record, of: key) else { return nil }
         let location = BlobLocation(record: record, digest: digest)
         // In the blob log, which another process created after this one opened: a miss, not damage.
         guard location.database(databases) != nil else { return nil }
-        guard let metadata = EntryRecord.decode(record),
+        guard let metadata = EntryRecord.decode(record, knownKey: key),
             let blob = try txn.bytes(of: stored, digest: digest, databases), blob.count == metadata.byteCount
         else {
             damaged = true

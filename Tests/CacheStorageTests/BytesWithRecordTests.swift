@@ -18,8 +18,7 @@ struct BytesWithRecordTests {
     }
 
     static func location(_ store: PersistentStore, _ key: String) throws -> BlobLocation {
-        let blobs = store.core.blobs
-        return try blobs.read { try $0.blobLocation(of: KeyDigest(key: key), blobs.databases) }
+        try BlobLogTests.location(store, key)
     }
 
     @Test("small bytes follow their records, large ones go to the blob log; the limit is inclusive")

@@ -26,6 +26,24 @@ struct EntryRecordTests {
             source: full ? EntrySource(key: "https://example.com/source.png", checksum: 42) : nil)
     }
 
+    @Test("a record is a key's only when its key is the same bytes; a known key stands in for the record's only then")
+    func keyChecks() throws {
+        let key = "https://example.com/ünïcode/1.png"
+        let record = EntryRecord.naming(
+            blobNumber: 3, in: EntryRecord.encode(Self.metadata(key: key, byteCount: 10, full: true)), bytesFollow: true)
+        try record.withUnsafeBytes { buffer in
+            #expect(EntryRecord.isRecord(buffer, of: key))
+            for other in ["https://example.com/ünïcode/1.pn", "https://example.com/ünïcode/1.pnG", "", key + "x"] {
+                #expect(!EntryRecord.isRecord(buffer, of: other), "\(other)")
+                let decoded = try #require(EntryRecord.decode(buffer, knownKey: other))
+                #expect(decoded.key == key, "the record's own key, not the caller's")
+            }
+            let known = try #require(EntryRecord.decode(buffer, knownKey: key))
+            #expect(known == EntryRecord.decode(buffer))
+        }
+        #expect(!EntryRecord.isRecord(UnsafeRawBufferPointer(start: nil, count: 0), of: ""), "no record")
+    }
+
     @Test("the size read from a record's head is the one the full decoder reads, for every shape of record")
     func byteCountFromHead() throws {
         for (byteCount, full) in [(0, false), (1, false), (4_096, true), (93_000, false), (Int(Int32.max) + 5, true)] {

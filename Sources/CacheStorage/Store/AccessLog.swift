@@ -18,6 +18,10 @@ import Foundation
 final class AccessLog: Sendable {
     /// The most distinct entries whose reads wait to be persisted, in the log and its backlog.
     static let capacity = 1 << 16
+    /// Room for the reads recorded between two drains at the default flush threshold (1,024
+    /// distinct entries) and those that come while the writer wakes: a log emptied to no room
+    /// regrew its table step by step after every drain, on the readers' path.
+    static let roomAfterDrain = 2_048
 
     private struct State {
         var lastAccess: [IndexRowKey: Int64] = [:]
@@ -68,12 +72,14 @@ final class AccessLog: Sendable {
     /// the backlog for the next drain), and the counters. `remaining` says how many accesses stayed.
     /// One caller at a time: the writer thread (or closing, once it has ended).
     func drain(limit: Int = .max) -> (accesses: [IndexRowKey: Int64], hits: Int64, misses: Int64, remaining: Int) {
+        // Made before taking the lock, so that readers wait for a swap and no allocation.
+        var emptied: [IndexRowKey: Int64]? = Dictionary(minimumCapacity: Self.roomAfterDrain)
         let drained = backlog.withLock { backlog -> (taken: [IndexRowKey: Int64], hits: Int64, misses: Int64, remaining: Int) in
             let (recorded, hits, misses) = state.withLock { state in
                 defer {
                     // At most: the merge below only removes duplicates.
                     state.backlogCount += state.lastAccess.count
-                    state.lastAccess = [:]
+                    state.lastAccess = emptied.take() ?? [:]
                     state.hits = 0
                     state.misses = 0
                 }
