@@ -156,7 +156,9 @@ package enum EntryRecord {
     /// A record log value's record and, when they follow it, the entry's bytes: its last
     /// `byteCount` bytes, as the record's head says. Bytes said to follow but cut short are nil,
     /// and the whole value is the record: a read then finds the entry damaged.
-    static func split(logged value: UnsafeRawBufferPointer) -> (record: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer?) {
+    package static func split(logged value: UnsafeRawBufferPointer) -> (
+        record: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer?
+    ) {
         guard let head = Head(value), head.present & (1 << Field.bytesFollow.rawValue) != 0,
             head.entryBytes <= UInt64(value.count - head.byteCount)
         else { return (value, nil) }
