@@ -77,7 +77,7 @@ extension PersistentStore {
                     }
                     // A log this process cannot see (created by another since it opened): not checked.
                     guard location.database(databases) != nil else { return true }
-                    guard let blob = try txn.bytes(of: stored, digest: digest, databases) else {
+                    guard let blob = try txn.bytes(of: stored, at: location, databases) else {
                         report.problems.append(.missingBlob(key: metadata.key))
                         damaged.append(digest)
                         return true

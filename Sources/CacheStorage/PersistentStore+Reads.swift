@@ -93,7 +93,7 @@ extension PersistentStore {
         // In the blob log, which another process created after this one opened: a miss, not damage.
         guard location.database(databases) != nil else { return nil }
         guard let metadata = EntryRecord.decode(record, knownKey: key),
-            let blob = try txn.bytes(of: stored, digest: digest, databases), blob.count == metadata.byteCount
+            let blob = try txn.bytes(of: stored, at: location, databases), blob.count == metadata.byteCount
         else {
             damaged = true
             return nil

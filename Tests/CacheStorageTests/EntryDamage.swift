@@ -15,7 +15,7 @@ enum EntryDamage {
             let digest = KeyDigest(key: key)
             let stored = try #require(try txn.record(of: digest, databases))
             let location = BlobLocation(record: stored.bytes, digest: digest)
-            var bytes = try #require(try txn.bytes(of: stored, digest: digest, databases)).map { $0 }
+            var bytes = try #require(try txn.bytes(of: stored, at: location, databases)).map { $0 }
             change(&bytes)
             guard case let .withRecord(number) = location else {
                 let database = try #require(location.database(databases))

@@ -128,7 +128,7 @@ package enum EntryRecord {
     /// The number of the entry's blob in the blob log, if the record names one (see ``BlobLocation``).
     /// Reads the fixed head and the last 8 bytes only, so a record damaged between them still names it.
     static func blobNumber(in buffer: UnsafeRawBufferPointer) -> UInt64? {
-        guard let head = Head(buffer), head.present & (1 << Field.blobNumber.rawValue) != 0,
+        guard let head = Head(buffer), head.has(.blobNumber),
             buffer.count >= head.byteCount + 8
         else { return nil }
         return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: buffer.count - 8, as: UInt64.self))
@@ -149,8 +149,7 @@ package enum EntryRecord {
 
     /// Whether the entry's bytes follow the record in its record log value (see ``BlobLocation``).
     static func bytesFollow(in buffer: UnsafeRawBufferPointer) -> Bool {
-        guard let head = Head(buffer) else { return false }
-        return head.present & (1 << Field.bytesFollow.rawValue) != 0
+        Head(buffer)?.has(.bytesFollow) ?? false
     }
 
     /// A record log value's record and, when they follow it, the entry's bytes: its last
@@ -159,7 +158,7 @@ package enum EntryRecord {
     package static func split(logged value: UnsafeRawBufferPointer) -> (
         record: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer?
     ) {
-        guard let head = Head(value), head.present & (1 << Field.bytesFollow.rawValue) != 0,
+        guard let head = Head(value), head.has(.bytesFollow),
             head.entryBytes <= UInt64(value.count - head.byteCount)
         else { return (value, nil) }
         let recordEnd = value.count - Int(head.entryBytes)
@@ -186,6 +185,8 @@ package enum EntryRecord {
         let present: UInt16
         /// Where the optional fields begin.
         let byteCount: Int
+
+        func has(_ field: Field) -> Bool { present & (1 << field.rawValue) != 0 }
 
         init?(_ buffer: UnsafeRawBufferPointer) {
             var reader = ByteReader(buffer)

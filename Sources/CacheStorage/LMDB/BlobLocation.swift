@@ -66,11 +66,11 @@ enum BlobLocation: Equatable {
 }
 
 extension LMDBTransaction {
-    /// The bytes of the entry at `digest` whose record is `stored`, or nil.
-    func bytes(of stored: StoredRecord, digest: KeyDigest, _ databases: BlobStore.Databases) throws
+    /// The bytes of the entry whose record is `stored`, at `location`, where that record says
+    /// they are (the caller has it already: reading the record again for it doubled the work).
+    func bytes(of stored: StoredRecord, at location: BlobLocation, _ databases: BlobStore.Databases) throws
         -> UnsafeRawBufferPointer?
     {
-        let location = BlobLocation(record: stored.bytes, digest: digest)
         if case .withRecord = location { return stored.followingBytes }
         return try blob(at: location, databases)
     }

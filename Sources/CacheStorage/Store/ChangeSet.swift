@@ -304,9 +304,10 @@ struct ChangeSet {
             return try txn.blob(at: .digest(digest), databases) != nil
         }
         // A log blob this process cannot see (the log was created after it opened) is not damage.
-        guard BlobLocation(record: stored.bytes, digest: digest).database(databases) != nil else { return false }
+        let location = BlobLocation(record: stored.bytes, digest: digest)
+        guard location.database(databases) != nil else { return false }
         guard let metadata = EntryRecord.decode(stored.bytes), KeyDigest(key: metadata.key) == digest,
-            let blob = try txn.bytes(of: stored, digest: digest, databases)
+            let blob = try txn.bytes(of: stored, at: location, databases)
         else {
             return true
         }
