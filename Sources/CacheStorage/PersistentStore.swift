@@ -80,7 +80,7 @@ public final class PersistentStore: Sendable {
             throw StorageError.sourceChanged(key: key, source: source)
         case let .derivedEntriesUnavailable(key):
             throw StorageError.diskFull(
-                path: core.layout.blobs.appendingPathComponent("data.mdb").path,
+                path: core.layout.dataFile.path,
                 operation: "record the derived entry '\(key.prefix(200))' (the store was opened on a full disk; reopen it once there is room) in")
         default:
             return

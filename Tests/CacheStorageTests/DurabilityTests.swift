@@ -111,6 +111,37 @@ extension DurabilityTests {
             to: folder.url.appendingPathComponent("flush.state"), atomically: true, encoding: .utf8)
         #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
     }
+
+    @Test("a marker is read as the file it is: one line, never through a symbolic link")
+    func markerReading() async throws {
+        let folder = TemporaryDirectory()
+        try await Self.populate(folder)
+        let marker = folder.url.appendingPathComponent("flush.state")
+        // An earlier boot's dirty line, with a page of trailing spaces: not a marker, so damage.
+        let otherBoot = "dirty 00000000-0000-0000-0000-000000000000"
+        try (otherBoot + String(repeating: " ", count: 4096)).write(to: marker, atomically: true, encoding: .utf8)
+        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
+        // The same line alone is an earlier boot's unflushed writes; this boot's is not.
+        try otherBoot.write(to: marker, atomically: true, encoding: .utf8)
+        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
+        #expect(FlushMarker.isDirty(in: folder.url))
+        try "dirty \(FlushMarker.currentBootID())".write(to: marker, atomically: true, encoding: .utf8)
+        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
+        // A link planted at the marker's name is not followed: what it points to says nothing.
+        let elsewhere = TemporaryDirectory()
+        let target = elsewhere.url.appendingPathComponent("state")
+        try otherBoot.write(to: target, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(at: marker)
+        try FileManager.default.createSymbolicLink(at: marker, withDestinationURL: target)
+        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
+        #expect(!FlushMarker.isDirty(in: folder.url))
+        // Opening and writing replace the link with a marker and leave its target as it was.
+        let store = try PersistentStore(directory: folder.url)
+        try await store.put(NewEntry(key: "after", data: Data(repeating: 7, count: 100)))
+        store.close()
+        #expect(Self.state(folder) == "clean \(FlushMarker.currentBootID())")
+        #expect(try String(contentsOf: target, encoding: .utf8) == otherBoot)
+    }
 }
 
 extension DurabilityTests {

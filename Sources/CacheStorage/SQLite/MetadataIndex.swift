@@ -28,7 +28,8 @@ final class MetadataIndex: @unchecked Sendable {
 
     let path: String
     let writer: SQLiteConnection
-    private let reader: Locked<SQLiteConnection>
+    /// The queries' connection; for the store's file, opened at the first query (see ``query(_:)``).
+    private let reader: Locked<SQLiteConnection?>
     /// The connection `checkpointBesideWriter` uses, opened at its first use.
     private let checkpointer = Locked<SQLiteConnection?>(nil)
     /// Frames in the write-ahead log after this process's last commit (SQLite's WAL hook reports it).
@@ -110,9 +111,10 @@ final class MetadataIndex: @unchecked Sendable {
             pageBytes = try Int(writer.scalar("PRAGMA page_size") ?? 4096)
             switch location {
             case .file:
-                let reader = try SQLiteConnection(path: path)
-                try Self.configure(reader)
-                self.reader = Locked(reader)
+                // Most opens serve reads of entries, which LMDB answers alone: a second
+                // connection and its first look at the log (about a quarter of opening the
+                // index) wait for a query.
+                self.reader = Locked(nil)
                 isPersistent = true
             case .memory:
                 let reader = try SQLiteConnection(path: path, uri: true)
@@ -270,12 +272,25 @@ final class MetadataIndex: @unchecked Sendable {
         if isPersistent { sqlite3_wal_hook(writer.handle, nil, nil) }
         if isPersistent { try? writer.execute("PRAGMA wal_checkpoint(PASSIVE)") }
         writer.close()
-        reader.withLock { $0.close() }
+        reader.withLock { $0?.close() }
     }
 
     /// Runs a query on the reader connection, inside one read snapshot.
     func query<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
-        try reader.withLock { connection in try connection.readTransaction { try body(connection) } }
+        try reader.withLock { connection in
+            let opened = try connection ?? openReader()
+            connection = opened
+            return try opened.readTransaction { try body(opened) }
+        }
+    }
+
+    /// The store file's query connection. It only reads: the file's WAL mode (which the writer's
+    /// open set) and how long to wait for a writer are all it needs.
+    private func openReader() throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path)
+        sqlite3_busy_timeout(connection.handle, Self.busyTimeoutMilliseconds)
+        try connection.execute("PRAGMA cache_size = -8192")
+        return connection
     }
 
     // MARK: Writer side (writer thread only)

@@ -17,6 +17,7 @@ import Darwin
 /// trusted. A process killed on a running machine loses nothing (same boot, page cache intact).
 final class FlushMarker: Sendable {
     private let stateURL: URL
+    private let statePath: String
     private let lock: FileLock
     private let bootID: String
 
@@ -27,16 +28,19 @@ final class FlushMarker: Sendable {
 
     init(directory: URL, sharing: FileSharing, betweenLocks: (@Sendable () -> Void)? = nil) throws {
         stateURL = directory.appendingPathComponent("flush.state")
+        statePath = stateURL.path
         self.sharing = sharing
         self.betweenLocks = betweenLocks
         lock = try FileLock(url: directory.appendingPathComponent("flush.lock"), sharing: sharing)
         bootID = Self.currentBootID()
     }
 
+    /// Read once a process: it cannot change while the process runs.
+    private static let bootOfThisProcess = readBootID()
+
     /// Whether the store in `directory` had unflushed commits when its machine last went down.
     static func hasUnflushedWritesFromEarlierBoot(in directory: URL) -> Bool {
-        let url = directory.appendingPathComponent("flush.state")
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return false }
+        guard let text = state(at: directory.appendingPathComponent("flush.state").path) else { return false }
         let parts = text.split(separator: " ").map(String.init)
         guard parts.count == 2, parts[0] == "clean" || parts[0] == "dirty" else { return true }
         // A boot that could not be identified cannot be told from another: unflushed writes
@@ -47,8 +51,27 @@ final class FlushMarker: Sendable {
     /// Whether the store in `directory` has commits not yet marked as synced in this boot (a
     /// process killed within a second of writing leaves it so).
     static func isDirty(in directory: URL) -> Bool {
-        let url = directory.appendingPathComponent("flush.state")
-        return (try? String(contentsOf: url, encoding: .utf8))?.hasPrefix("dirty") ?? false
+        state(at: directory.appendingPathComponent("flush.state").path)?.hasPrefix("dirty") ?? false
+    }
+
+    /// The marker file's text; nil when it is missing, is not a regular file's UTF-8 text, or
+    /// cannot be read. Read with POSIX calls: every commit reads it, and every open twice.
+    private static func state(at path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        // A marker is one short line: a file longer than a page is not one, and reads as an
+        // empty text (a damaged marker).
+        var bytes = [UInt8](repeating: 0, count: 4097)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { return nil }
+            if got == 0 { break }
+            count += got
+        }
+        return count < bytes.count ? String(validating: bytes[..<count], as: UTF8.self) : ""
     }
 
     /// Runs an LMDB commit under the shared lock, marking the store dirty first when it is clean.
@@ -87,7 +110,7 @@ final class FlushMarker: Sendable {
     }
 
     func readState() -> String {
-        (try? String(contentsOf: stateURL, encoding: .utf8)) ?? ""
+        Self.state(at: statePath) ?? ""
     }
 
     /// `dirty` must be on disk before the commit it covers; `clean` need not be (losing it only
@@ -145,7 +168,9 @@ final class FlushMarker: Sendable {
 
     /// An identifier that changes at every boot of the machine: the kernel's boot id, else the
     /// boot time it reports, else ``unknownBoot``.
-    static func currentBootID() -> String {
+    static func currentBootID() -> String { bootOfThisProcess }
+
+    private static func readBootID() -> String {
         #if os(Linux)
         if let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) {
             let id = text.trimmingCharacters(in: .whitespacesAndNewlines)

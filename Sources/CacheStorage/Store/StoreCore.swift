@@ -78,7 +78,7 @@ final class StoreCore: Sendable {
             (try? blobs.reusableBytes()) ?? 0 < 1 << 20
         {
             // Opened on a full disk: say so at once (statistics, cachectl stats) rather than at the first put.
-            space.pause(.diskFull(path: layout.blobs.appendingPathComponent("data.mdb").path, operation: "write to"))
+            space.pause(.diskFull(path: layout.dataFile.path, operation: "write to"))
         }
         replenishReserveIfDue()
         if case .periodic = configuration.durability, FlushMarker.isDirty(in: directory) {

@@ -11,31 +11,54 @@ import Foundation
 /// DIR/quarantine/                damaged stores moved aside, newest kept
 /// DIR/space.reserve              given up so that deletions commit on a full disk (see SpaceReserve)
 /// ```
+///
+/// Every name is made once, here: opening asks for them a few dozen times, and each
+/// `appendingPathComponent` and `path` on Linux costs microseconds (a tenth of a warm open
+/// went to making these URLs again).
 struct StoreLayout: Sendable {
     let directory: URL
+    let blobs: URL
+    let index: URL
+    let indexSidecars: [URL]
+    let flushState: URL
+    let flushLock: URL
+    let openLock: URL
+    let usersLock: URL
+    let quarantine: URL
+    let reserve: URL
+    /// The LMDB data file, `blobs/data.mdb`.
+    let dataFile: URL
+    /// LMDB's lock file, `blobs/lock.mdb`.
+    let lmdbLockFile: URL
+    /// The paths of the store's folders and files whose modes opening brings in line, with
+    /// whether each is a folder.
+    private let ownPaths: [(path: String, isDirectory: Bool)]
 
-    var blobs: URL { directory.appendingPathComponent("blobs", isDirectory: true) }
-    var index: URL { directory.appendingPathComponent("index.sqlite") }
-    var indexSidecars: [URL] { ["-wal", "-shm"].map { URL(fileURLWithPath: index.path + $0) } }
-    var flushState: URL { directory.appendingPathComponent("flush.state") }
-    var openLock: URL { directory.appendingPathComponent("open.lock") }
-    var usersLock: URL { directory.appendingPathComponent("users.lock") }
-    var quarantine: URL { directory.appendingPathComponent("quarantine", isDirectory: true) }
-    var reserve: URL { directory.appendingPathComponent("space.reserve") }
-
-    /// Every file and folder the store keeps, for bringing their modes in line on open.
-    var ownFiles: [URL] {
-        [blobs, blobs.appendingPathComponent("data.mdb"), blobs.appendingPathComponent("lock.mdb"), index]
-            + indexSidecars + [flushState, directory.appendingPathComponent("flush.lock"), openLock, usersLock, reserve]
+    init(directory: URL) {
+        self.directory = directory
+        blobs = directory.appendingPathComponent("blobs", isDirectory: true)
+        index = directory.appendingPathComponent("index.sqlite")
+        let indexPath = index.path
+        indexSidecars = ["-wal", "-shm"].map { URL(fileURLWithPath: indexPath + $0) }
+        flushState = directory.appendingPathComponent("flush.state")
+        flushLock = directory.appendingPathComponent("flush.lock")
+        openLock = directory.appendingPathComponent("open.lock")
+        usersLock = directory.appendingPathComponent("users.lock")
+        quarantine = directory.appendingPathComponent("quarantine", isDirectory: true)
+        reserve = directory.appendingPathComponent("space.reserve")
+        dataFile = blobs.appendingPathComponent("data.mdb")
+        lmdbLockFile = blobs.appendingPathComponent("lock.mdb")
+        let folders = [directory, blobs, quarantine].map { ($0.path, true) }
+        let files = [dataFile, lmdbLockFile, index] + indexSidecars
+            + [flushState, flushLock, openLock, usersLock, reserve]
+        ownPaths = folders + files.map { ($0.path, false) }
     }
 
     /// Brings the modes of the store's existing files this user owns in line with `sharing`.
     func tightenModes(sharing: FileSharing) {
-        StoreFiles.tighten(directory.path, to: sharing.directoryMode)
-        for url in ownFiles {
-            StoreFiles.tighten(url.path, to: url == blobs ? sharing.directoryMode : sharing.fileMode)
+        for own in ownPaths {
+            StoreFiles.tighten(own.path, to: own.isDirectory ? sharing.directoryMode : sharing.fileMode)
         }
-        StoreFiles.tighten(quarantine.path, to: sharing.directoryMode)
     }
 
     /// Moves the named parts aside into `quarantine/<time>-<reason>/`, keeping the newest three.

@@ -96,7 +96,7 @@ struct StoreOpener {
     }
 
     private var storeExists: Bool {
-        FileManager.default.fileExists(atPath: layout.blobs.appendingPathComponent("data.mdb").path)
+        FileManager.default.fileExists(atPath: layout.dataFile.path)
     }
 
     /// Opens an existing store without writing anything: LMDB read-only (without its lock file
