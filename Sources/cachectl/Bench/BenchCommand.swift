@@ -9,10 +9,11 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Run the standard feed workload against a fresh store and print its figures.",
         discussion: """
             Phases: insert every entry (puts of 64 entries per commit), close; open cold (the \
-            store's files synced and dropped from the page cache) and warm; read \
-            Zipf(s=1.0)-distributed keys from one task (each read returns the whole blob and \
-            records the access); evict least recently used down to 50 % of the bytes while \
-            putting new entries one at a time (their latencies are the wait behind eviction). \
+            store's files synced and dropped from the page cache) and warm (the first reopen, \
+            and the median of nine); read Zipf(s=1.0)-distributed keys from one task (each \
+            read returns the whole blob and records the access); evict least recently used \
+            down to 50 % of the bytes while putting new entries one at a time (their latencies \
+            are the wait behind eviction). \
             Peak anonymous and file-backed RSS are sampled throughout.
             Build with -c release for meaningful numbers.
 
