@@ -71,7 +71,7 @@ final class FlushMarker: Sendable {
             if got == 0 { break }
             count += got
         }
-        return count < bytes.count ? String(validating: bytes[..<count], as: UTF8.self) : ""
+        return count < bytes.count ? String(bytes: bytes[..<count], encoding: .utf8) : ""
     }
 
     /// Runs an LMDB commit under the shared lock, marking the store dirty first when it is clean.
