@@ -112,7 +112,7 @@ extension DurabilityTests {
         #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
     }
 
-    @Test("a marker is read as the file it is: one line, never through a symbolic link")
+    @Test("a marker is read as the file it is: one line, never through a symbolic link or from a FIFO")
     func markerReading() async throws {
         let folder = TemporaryDirectory()
         try await Self.populate(folder)
@@ -135,6 +135,15 @@ extension DurabilityTests {
         try FileManager.default.createSymbolicLink(at: marker, withDestinationURL: target)
         #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
         #expect(!FlushMarker.isDirty(in: folder.url))
+        // Nor is a FIFO read (opening one for reading would wait for a writer that never comes).
+        let fifo = elsewhere.url.appendingPathComponent("fifo").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        try FileManager.default.removeItem(at: marker)
+        try #require(rename(fifo, marker.path) == 0)
+        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
+        #expect(!FlushMarker.isDirty(in: folder.url))
+        try FileManager.default.removeItem(at: marker)
+        try FileManager.default.createSymbolicLink(at: marker, withDestinationURL: target)
         // Opening and writing replace the link with a marker and leave its target as it was.
         let store = try PersistentStore(directory: folder.url)
         try await store.put(NewEntry(key: "after", data: Data(repeating: 7, count: 100)))

@@ -57,9 +57,13 @@ final class FlushMarker: Sendable {
     /// The marker file's text; nil when it is missing, is not a regular file's UTF-8 text, or
     /// cannot be read. Read with POSIX calls: every commit reads it, and every open twice.
     private static func state(at path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // Non-blocking and checked on the descriptor: a FIFO planted at the name neither blocks
+        // the open nor reads as a marker, and a link is not followed.
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         // A marker is one short line: a file longer than a page is not one, and reads as an
         // empty text (a damaged marker).
         var bytes = [UInt8](repeating: 0, count: 4097)
