@@ -19,6 +19,9 @@ package enum EntryRecord {
         /// record log value (see ``BlobLocation``), and the record names its own number. No bytes
         /// of its own in the record.
         case bytesFollow
+
+        /// The field's bit in the record's presence mask.
+        var bit: UInt16 { 1 << rawValue }
     }
 
     package static func encode(_ metadata: EntryMetadata) -> [UInt8] {
@@ -30,7 +33,7 @@ package enum EntryRecord {
         writer.append(metadata.checksum)
         writer.append(metadata.storedAt.millisecondsSince1970)
         var present: UInt16 = 0
-        func mark(_ field: Field, _ isPresent: Bool) { if isPresent { present |= 1 << field.rawValue } }
+        func mark(_ field: Field, _ isPresent: Bool) { if isPresent { present |= field.bit } }
         mark(.expiresAt, attributes.expiresAt != nil)
         mark(.etag, attributes.etag != nil)
         mark(.lastModified, attributes.lastModified != nil)
@@ -82,7 +85,7 @@ package enum EntryRecord {
             if let knownKey, Self.bytes(keyBytes, areUTF8Of: knownKey) { knownKey } else {
                 String(decoding: keyBytes, as: UTF8.self)
             }
-        func has(_ field: Field) -> Bool { present & (1 << field.rawValue) != 0 }
+        func has(_ field: Field) -> Bool { present & field.bit != 0 }
         var attributes = EntryAttributes()
         var ok = true
         func int64(_ field: Field) -> Int64? {
@@ -140,8 +143,8 @@ package enum EntryRecord {
         var bytes = record
         if bytes.withUnsafeBytes({ blobNumber(in: $0) }) != nil { bytes.removeLast(8) }
         guard let head = bytes.withUnsafeBytes({ Head($0) }) else { return record }
-        let follow: UInt16 = 1 << Field.bytesFollow.rawValue
-        let mask = (head.present | 1 << Field.blobNumber.rawValue) & ~follow | (bytesFollow ? follow : 0)
+        let follow = Field.bytesFollow.bit
+        let mask = (head.present | Field.blobNumber.bit) & ~follow | (bytesFollow ? follow : 0)
         withUnsafeBytes(of: mask.littleEndian) { bytes.replaceSubrange(head.byteCount - 2..<head.byteCount, with: $0) }
         withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
         return bytes
@@ -186,7 +189,7 @@ package enum EntryRecord {
         /// Where the optional fields begin.
         let byteCount: Int
 
-        func has(_ field: Field) -> Bool { present & (1 << field.rawValue) != 0 }
+        func has(_ field: Field) -> Bool { present & field.bit != 0 }
 
         init?(_ buffer: UnsafeRawBufferPointer) {
             var reader = ByteReader(buffer)

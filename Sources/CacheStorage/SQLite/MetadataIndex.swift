@@ -177,12 +177,17 @@ final class MetadataIndex: @unchecked Sendable {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
-    private static func configure(_ connection: SQLiteConnection) throws {
+    /// What every connection to the store's file needs, one that only reads included.
+    private static func configureForReading(_ connection: SQLiteConnection) throws {
         // Another process may hold the write lock for a whole batch; wait rather than fail.
         sqlite3_busy_timeout(connection.handle, Self.busyTimeoutMilliseconds)
-        try connection.execute("PRAGMA journal_mode = WAL")
         // Eviction touches many index pages at once; 8 MiB keeps them cached.
         try connection.execute("PRAGMA cache_size = -8192")
+    }
+
+    private static func configure(_ connection: SQLiteConnection) throws {
+        try configureForReading(connection)
+        try connection.execute("PRAGMA journal_mode = WAL")
         // Checkpoints run on the writer after callers have their results (see checkpointIfLarge),
         // not inside whichever commit happens to cross SQLite's threshold.
         try connection.execute("PRAGMA wal_autocheckpoint = 0")
@@ -284,12 +289,11 @@ final class MetadataIndex: @unchecked Sendable {
         }
     }
 
-    /// The store file's query connection. It only reads: the file's WAL mode (which the writer's
-    /// open set) and how long to wait for a writer are all it needs.
+    /// The store file's query connection. It only reads, so it needs none of the writer's
+    /// settings (the file's WAL mode is the writer's open's to set).
     private func openReader() throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
-        sqlite3_busy_timeout(connection.handle, Self.busyTimeoutMilliseconds)
-        try connection.execute("PRAGMA cache_size = -8192")
+        try Self.configureForReading(connection)
         return connection
     }
 
