@@ -19,13 +19,16 @@ extension PersistentStore {
     }
 
     /// Records a read of `digest` for LRU order and the hit counter (and of `source`'s, for a
-    /// derived entry), waking the writer when enough are buffered. A read-only store records
-    /// nothing: nothing could persist it.
+    /// derived entry), waking the writer when enough are buffered (``ReadPersistenceSchedule``
+    /// says when). A read-only store records nothing: nothing could persist it.
     private func recordHit(_ row: IndexRowKey, source: IndexRowKey? = nil, at now: Date) {
         guard !core.isReadOnly else { return }
         let milliseconds = now.millisecondsSince1970
         if let source { core.accessLog.recordAccess(source, at: milliseconds) }
-        if core.accessLog.recordHit(row, at: milliseconds) >= core.configuration.accessFlushThreshold {
+        let logged = core.accessLog.recordHit(row, at: milliseconds)
+        if ReadPersistenceSchedule.wakesWriter(
+            waiting: logged.waiting, isNew: logged.isNew, threshold: core.configuration.accessFlushThreshold)
+        {
             core.writer.wake()
         }
     }

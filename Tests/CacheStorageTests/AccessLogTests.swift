@@ -17,7 +17,7 @@ struct AccessLogTests {
         for number in 0..<(AccessLog.capacity + extra) {
             _ = log.recordHit(Self.row(number), at: 1_000)
         }
-        #expect(log.recordHit(Self.row(0), at: 2_000) == AccessLog.capacity)
+        #expect(log.recordHit(Self.row(0), at: 2_000) == (AccessLog.capacity, false))
         log.recordAccess(Self.row(AccessLog.capacity + 1), at: 2_000)
         #expect(log.pendingAccess(Self.row(AccessLog.capacity + 1)) == nil)
         let drained = log.drain()
@@ -40,7 +40,7 @@ struct AccessLogTests {
         #expect(left.count == 6)
         // Waiting in the backlog: still pending, and a newer read of one of them wins.
         for number in left { #expect(log.pendingAccess(Self.row(number)) == 1_000 + Int64(number)) }
-        #expect(log.recordHit(Self.row(left[0]), at: 5_000) == 7)
+        #expect(log.recordHit(Self.row(left[0]), at: 5_000).waiting == 7)
         #expect(log.pendingAccess(Self.row(left[0])) == 5_000)
         let second = log.drain()
         #expect(second.accesses.count == 6 && second.remaining == 0)
@@ -52,9 +52,24 @@ struct AccessLogTests {
         // The backlog counts toward the capacity until it is handed over.
         for number in 0..<AccessLog.capacity { _ = log.recordHit(Self.row(number), at: 7_000) }
         #expect(log.drain(limit: 1).remaining == AccessLog.capacity - 1)
-        #expect(log.recordHit(Self.row(AccessLog.capacity), at: 8_000) == AccessLog.capacity)
-        #expect(log.recordHit(Self.row(AccessLog.capacity + 1), at: 8_000) == AccessLog.capacity)
+        #expect(log.recordHit(Self.row(AccessLog.capacity), at: 8_000) == (AccessLog.capacity, true))
+        #expect(log.recordHit(Self.row(AccessLog.capacity + 1), at: 8_000) == (AccessLog.capacity, false))
         #expect(log.pendingAccess(Self.row(AccessLog.capacity + 1)) == nil)
         #expect(log.drain().accesses.count == AccessLog.capacity)
+    }
+
+    @Test("a read says whether it added an entry to wait, and the log knows when the newest read came")
+    func newEntriesAndNewestRead() {
+        let log = AccessLog()
+        #expect(log.waiting() == (0, 0))
+        #expect(log.recordHit(Self.row(1), at: 1_000) == (1, true))
+        #expect(log.recordHit(Self.row(1), at: 1_200) == (1, false))
+        #expect(log.recordHit(Self.row(2), at: 1_100) == (2, true))
+        // The newest recorded, not the latest time: a clock that went back is seen as it is.
+        #expect(log.waiting() == (2, 1_100))
+        log.recordAccess(Self.row(3), at: 1_300)
+        #expect(log.waiting() == (3, 1_300))
+        _ = log.drain()
+        #expect(log.waiting().count == 0)
     }
 }

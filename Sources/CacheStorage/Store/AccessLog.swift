@@ -29,6 +29,8 @@ final class AccessLog: Sendable {
         var backlogCount = 0
         var hits: Int64 = 0
         var misses: Int64 = 0
+        /// When the newest read was recorded, for ``ReadPersistenceSchedule``.
+        var newestRead: Int64 = 0
     }
 
     private let state = Locked(State())
@@ -36,25 +38,35 @@ final class AccessLog: Sendable {
     /// and by `pendingAccess`, never by a read.
     private let backlog = Locked<[IndexRowKey: Int64]>([:])
 
-    /// Records a hit; returns how many distinct entries wait to be persisted.
-    func recordHit(_ row: IndexRowKey, at milliseconds: Int64) -> Int {
+    /// Records a hit; returns how many distinct entries wait to be persisted, and whether this
+    /// one was not waiting before.
+    func recordHit(_ row: IndexRowKey, at milliseconds: Int64) -> (waiting: Int, isNew: Bool) {
         state.withLock { state in
-            Self.record(row, at: milliseconds, in: &state)
+            let isNew = Self.record(row, at: milliseconds, in: &state)
             state.hits += 1
-            return state.lastAccess.count + state.backlogCount
+            return (state.lastAccess.count + state.backlogCount, isNew)
         }
+    }
+
+    /// How many distinct entries wait to be persisted (at most), and when the newest read came.
+    func waiting() -> (count: Int, newestRead: Int64) {
+        state.withLock { ($0.lastAccess.count + $0.backlogCount, $0.newestRead) }
     }
 
     /// Moves `row`'s last access without counting a hit (a read on its behalf, such as of an
     /// entry derived from it).
     func recordAccess(_ row: IndexRowKey, at milliseconds: Int64) {
-        state.withLock { Self.record(row, at: milliseconds, in: &$0) }
+        state.withLock { _ = Self.record(row, at: milliseconds, in: &$0) }
     }
 
-    private static func record(_ row: IndexRowKey, at milliseconds: Int64, in state: inout State) {
-        if state.lastAccess.count + state.backlogCount < capacity || state.lastAccess[row] != nil {
-            state.lastAccess[row] = milliseconds
+    /// Whether `row` was added, not waiting in the log before (the backlog is not looked at).
+    private static func record(_ row: IndexRowKey, at milliseconds: Int64, in state: inout State) -> Bool {
+        state.newestRead = milliseconds
+        if state.lastAccess.count + state.backlogCount < capacity {
+            return state.lastAccess.updateValue(milliseconds, forKey: row) == nil
         }
+        if state.lastAccess[row] != nil { state.lastAccess[row] = milliseconds }
+        return false
     }
 
     func recordMiss() {

@@ -25,7 +25,8 @@ public struct StoreConfiguration: Sendable {
     public var durability: Durability = .standard
     /// What opening does with a damaged or newer-version store. ``RecoveryPolicy/rebuild`` by default.
     public var recovery: RecoveryPolicy = .rebuild
-    /// How many distinct recorded reads make the writer persist last-access times; they are also
+    /// How many distinct recorded reads wake the writer to persist last-access times, which it
+    /// does once the reads pause (within a second while they keep coming); they are also
     /// persisted with every write batch and on close. 1,024 by default.
     public var accessFlushThreshold: Int = 1024
     /// The most bytes of puts the writer commits in one transaction. 16 MiB by default: LMDB

@@ -35,6 +35,8 @@ final class StoreCore: Sendable {
     /// The journal sequence last mirrored into SQLite: entries at or below it may be trimmed.
     let appliedSequence: Locked<UInt64>
     private let lastIdleMaintenance = Locked(Date())
+    /// Whether an idle pass persists recorded reads now or once they pause.
+    private let readSchedule = Locked(ReadPersistenceSchedule())
     /// Set on the writer thread while an eviction runs in slices (see `evict`).
     private let evictionRunning = Locked(false)
     /// The low-water marks a batch's eviction is to go on to, once the batch has returned.
@@ -340,10 +342,21 @@ final class StoreCore: Sendable {
     /// With no operations queued: persist recorded reads, sync in relaxed mode, clear stale readers.
     private func idlePass() {
         replenishReserveIfDue()
-        synchronizeIndex(accessLimit: Self.accessesPerPass)
-        // Beside the writer: after a run of reads the log holds their access times, and copying
-        // it back took up to 350 ms here, which a put arriving meanwhile waited out.
-        if index.uncheckpointedLogBytes > 0 { writeback.request(.checkpointIndex) }
+        let waiting = accessLog.waiting()
+        let decision = readSchedule.withLock {
+            $0.decide(waiting: waiting.count, newestRead: waiting.newestRead, now: Date().millisecondsSince1970)
+        }
+        switch decision {
+        case .persist:
+            synchronizeIndex(accessLimit: Self.accessesPerPass)
+            // Beside the writer: after a run of reads the log holds their access times, and
+            // copying it back took up to 350 ms here, which a put arriving meanwhile waited out.
+            if index.uncheckpointedLogBytes > 0 { writeback.request(.checkpointIndex) }
+        case .wait(let milliseconds):
+            // Reads are still arriving: the index (and another process's commits it would mirror)
+            // waits with them, at most `ReadPersistenceSchedule.longestWait`.
+            writer.requestPass(at: Date(millisecondsSince1970: milliseconds))
+        }
         flushIfDue(soon: true)
         let due = lastIdleMaintenance.withLock { last in
             guard Date().timeIntervalSince(last) > 30 else { return false }
@@ -385,6 +398,7 @@ final class StoreCore: Sendable {
             head = try mirror.catchUp(accesses: drained.accesses, counters: counters)
         }
         appliedSequence.withLock { $0 = head }
+        readSchedule.withLock { $0.persisted(remaining: drained.remaining) }
         // The rest in the next pass, after whatever is queued by then.
         if drained.remaining > 0 { writer.wake() }
     }

@@ -16,6 +16,8 @@ final class StoreWriter: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: [Pending] = []
     private var wakeRequested = false
+    /// When an idle pass is due sooner than the idle interval (see `requestPass(at:)`).
+    private var passDue: Date?
     private var stopping = false
     private var stopped = false
     private let idleInterval: TimeInterval
@@ -90,6 +92,14 @@ final class StoreWriter: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Asks for a pass with no operations at `date` (sooner if woken or given work meanwhile).
+    func requestPass(at date: Date) {
+        condition.lock()
+        if passDue.map({ date < $0 }) ?? true { passDue = date }
+        condition.signal()
+        condition.unlock()
+    }
+
     /// Finishes queued work, then ends the thread.
     func stop() {
         condition.lock()
@@ -102,12 +112,17 @@ final class StoreWriter: @unchecked Sendable {
     private func run() {
         while true {
             condition.lock()
-            if pending.isEmpty && !wakeRequested && !stopping {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: idleInterval))
+            // Until there is work, a wake, or the next idle pass is due: a pass requested for
+            // later re-times the wait, it does not end it.
+            let idleDue = Date(timeIntervalSinceNow: idleInterval)
+            while pending.isEmpty && !wakeRequested && !stopping {
+                let due = min(idleDue, passDue ?? idleDue)
+                if due.timeIntervalSinceNow <= 0 || !condition.wait(until: due) { break }
             }
             let batch = takeBatch()
             let idle = batch.isEmpty
             wakeRequested = false
+            if idle { passDue = nil }
             condition.unlock()
 
             process?(batch, idle)
