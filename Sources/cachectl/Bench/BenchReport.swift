@@ -21,11 +21,15 @@ struct BenchReport {
     var openColdMilliseconds: Double?
     var readSeconds = 0.0
     var readMisses = 0
+    /// Faults the reads waited on the disk for (see ``ProcessMemory/majorFaults()``).
+    var readMajorFaults = 0
     var bytesRead = 0
     var readP50Microseconds = 0.0
     var readP99Microseconds = 0.0
     var evictMilliseconds = 0.0
     var evictedEntries = 0
+    /// Faults the process waited on the disk for while the eviction ran.
+    var evictMajorFaults = 0
     /// Puts issued one after another while the eviction ran, and how long each took.
     var putsDuringEviction = 0
     var putDuringEvictionP50Milliseconds = 0.0
@@ -48,7 +52,9 @@ struct BenchReport {
             ("open_warm_median_ms", openWarmMedianMilliseconds.map { format($0, 3) } ?? "null"),
             ("read_per_s", format(readsPerSecond, 1)), ("read_p50_us", format(readP50Microseconds, 2)),
             ("read_p99_us", format(readP99Microseconds, 2)), ("read_misses", "\(readMisses)"),
+            ("read_major_faults", "\(readMajorFaults)"),
             ("evict_ms", format(evictMilliseconds, 2)), ("evicted_entries", "\(evictedEntries)"),
+            ("evict_major_faults", "\(evictMajorFaults)"),
             ("puts_during_evict", "\(putsDuringEviction)"), ("put_during_evict_p50_ms", format(putDuringEvictionP50Milliseconds, 3)),
             ("put_during_evict_p99_ms", format(putDuringEvictionP99Milliseconds, 3)),
             ("put_during_evict_max_ms", format(putDuringEvictionMaxMilliseconds, 3)),
@@ -68,9 +74,9 @@ struct BenchReport {
             let median = openWarmMedianMilliseconds.map { " (median of nine: \(format($0, 2)) ms)" } ?? ""
             rows.append(("open", "\(format(openMilliseconds, 2)) ms warm\(median), " + (openColdMilliseconds.map { "\(format($0, 2)) ms cold" } ?? "cold not measured")))
         }
-        rows.append(("read", "\(format(readsPerSecond, 0)) reads/s, p50 \(format(readP50Microseconds, 1)) µs, p99 \(format(readP99Microseconds, 1)) µs, \(readMisses) misses"))
+        rows.append(("read", "\(format(readsPerSecond, 0)) reads/s, p50 \(format(readP50Microseconds, 1)) µs, p99 \(format(readP99Microseconds, 1)) µs, \(readMisses) misses, \(readMajorFaults) major faults"))
         if !unmeasured.contains(.eviction) {
-            rows.append(("evict to 50 %", "\(format(evictMilliseconds, 1)) ms (\(evictedEntries) entries)"))
+            rows.append(("evict to 50 %", "\(format(evictMilliseconds, 1)) ms (\(evictedEntries) entries, \(evictMajorFaults) major faults)"))
         }
         if !unmeasured.contains(.putsDuringEviction) {
             rows.append(("puts during it", "\(putsDuringEviction), p50 \(format(putDuringEvictionP50Milliseconds, 2)) ms, p99 \(format(putDuringEvictionP99Milliseconds, 2)) ms, max \(format(putDuringEvictionMaxMilliseconds, 2)) ms"))

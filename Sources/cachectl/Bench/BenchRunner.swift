@@ -81,6 +81,7 @@ struct BenchRunner {
         var latencies = [Double](repeating: 0, count: reads)
         var misses = 0
         var bytesRead = 0
+        let faultsBeforeReads = ProcessMemory.majorFaults()
         let readStart = ContinuousClock.now
         for (index, number) in sequence.enumerated() {
             let start = ContinuousClock.now
@@ -89,6 +90,7 @@ struct BenchRunner {
             if index % 4096 == 0 { memory.sample() }
         }
         report.readSeconds = (ContinuousClock.now - readStart).seconds
+        report.readMajorFaults = ProcessMemory.majorFaults() - faultsBeforeReads
         report.readMisses = misses
         report.bytesRead = bytesRead
         latencies.sort()
@@ -106,6 +108,7 @@ struct BenchRunner {
         let statsBefore = try store.statistics()
         let evicting = store
         let finished = EvictionDone()
+        let faultsBeforeEviction = ProcessMemory.majorFaults()
         let evictStart = ContinuousClock.now
         let eviction = Task {
             defer { finished.set() }
@@ -124,6 +127,7 @@ struct BenchRunner {
         }
         let removed = try await eviction.value
         report.evictMilliseconds = (ContinuousClock.now - evictStart).seconds * 1000
+        report.evictMajorFaults = ProcessMemory.majorFaults() - faultsBeforeEviction
         report.evictedEntries = removed.entries
         putLatencies.sort()
         report.putsDuringEviction = putLatencies.count

@@ -52,6 +52,7 @@ struct FilePerEntryBaseline {
         let sequence = workload.zipfReads(count: reads)
         var latencies = [Double](repeating: 0, count: reads)
         var clock: UInt64 = 1 << 40
+        let faultsBeforeReads = ProcessMemory.majorFaults()
         let readStart = ContinuousClock.now
         for (index, number) in sequence.enumerated() {
             let start = ContinuousClock.now
@@ -66,6 +67,7 @@ struct FilePerEntryBaseline {
             latencies[index] = (ContinuousClock.now - start).seconds * 1_000_000
         }
         report.readSeconds = (ContinuousClock.now - readStart).seconds
+        report.readMajorFaults = ProcessMemory.majorFaults() - faultsBeforeReads
         latencies.sort()
         report.readP50Microseconds = latencies.isEmpty ? 0 : latencies[latencies.count / 2]
         report.readP99Microseconds = latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, latencies.count * 99 / 100)]

@@ -65,6 +65,7 @@ struct RawLMDBBaseline {
         try check(mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn), "begin a read")
         defer { mdb_txn_abort(txn) }
         mdb_txn_reset(txn)
+        let faultsBeforeReads = ProcessMemory.majorFaults()
         let readStart = ContinuousClock.now
         for (position, number) in sequence.enumerated() {
             let start = ContinuousClock.now
@@ -81,6 +82,7 @@ struct RawLMDBBaseline {
             latencies[position] = (ContinuousClock.now - start).seconds * 1_000_000
         }
         report.readSeconds = (ContinuousClock.now - readStart).seconds
+        report.readMajorFaults = ProcessMemory.majorFaults() - faultsBeforeReads
         latencies.sort()
         report.readP50Microseconds = BenchRunner.percentile(50, of: latencies)
         report.readP99Microseconds = BenchRunner.percentile(99, of: latencies)

@@ -27,6 +27,21 @@ enum ProcessMemory {
         }
     }
 
+    /// Page faults this process has waited on the disk for (major faults) since it started.
+    ///
+    /// A phase that measures the store rather than the disk should add none; this machine's kernel
+    /// also pages out file pages nobody touched for about a minute (see the README's performance
+    /// section), so the bench reports how many of a phase's reads went to the disk after all.
+    static func majorFaults() -> Int {
+        var usage = rusage()
+        #if os(Linux)
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        #else
+        guard getrusage(RUSAGE_SELF, &usage) == 0 else { return 0 }
+        #endif
+        return Int(usage.ru_majflt)
+    }
+
     /// The number on the line that starts with `label` (`RssAnon:   1234 kB`), 0 when there is none.
     private static func kibibytes(labelled label: StaticString, in status: UnsafeBufferPointer<UInt8>) -> Int {
         let name = UnsafeBufferPointer(start: label.utf8Start, count: label.utf8CodeUnitCount)
