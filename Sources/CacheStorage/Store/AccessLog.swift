@@ -38,8 +38,9 @@ final class AccessLog: Sendable {
     /// and by `pendingAccess`, never by a read.
     private let backlog = Locked<[IndexRowKey: Int64]>([:])
 
-    /// Records a hit; returns how many distinct entries wait to be persisted, and whether this
-    /// one was not waiting before.
+    /// Records a hit; returns how many distinct entries wait to be persisted (at most, as
+    /// ``waiting()``), and whether this read added one to that count (its entry was not in the
+    /// log since the last drain; one waiting in the backlog counts again until the next).
     func recordHit(_ row: IndexRowKey, at milliseconds: Int64) -> (waiting: Int, isNew: Bool) {
         state.withLock { state in
             let isNew = Self.record(row, at: milliseconds, in: &state)
