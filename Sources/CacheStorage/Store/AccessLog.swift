@@ -18,9 +18,11 @@ import Foundation
 final class AccessLog: Sendable {
     /// The most distinct entries whose reads wait to be persisted, in the log and its backlog.
     static let capacity = 1 << 16
-    /// Room for the reads recorded between two drains at the default flush threshold (1,024
-    /// distinct entries) and those that come while the writer wakes: a log emptied to no room
-    /// regrew its table step by step after every drain, on the readers' path.
+    /// Room for the reads recorded between two drains while the writer keeps pace (the default
+    /// flush threshold, 1,024 distinct entries, and those that come while it wakes): a log emptied
+    /// to no room regrew its table step by step after every drain, on the readers' path. While
+    /// reads stream in, the writer holds them back (``ReadPersistenceSchedule``) and the table
+    /// grows past this as they come: a few doublings between drains, a second or more apart.
     static let roomAfterDrain = 2_048
 
     private struct State {
