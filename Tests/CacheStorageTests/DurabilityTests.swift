@@ -100,7 +100,7 @@ extension DurabilityTests {
         #expect(try store.statistics().entries > 0)
         store.close()
         // So a reboot now keeps the cache: the marker no longer says dirty.
-        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
+        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
     }
 
     @Test("a dirty marker from a boot that could not be identified is not trusted")
@@ -109,7 +109,7 @@ extension DurabilityTests {
         try await Self.populate(folder)
         try "dirty \(FlushMarker.unknownBoot)".write(
             to: folder.url.appendingPathComponent("flush.state"), atomically: true, encoding: .utf8)
-        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
+        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
     }
 
     @Test("a marker is read as the file it is: one line, never through a symbolic link or from a FIFO")
@@ -120,28 +120,28 @@ extension DurabilityTests {
         // An earlier boot's dirty line, with a page of trailing spaces: not a marker, so damage.
         let otherBoot = "dirty 00000000-0000-0000-0000-000000000000"
         try (otherBoot + String(repeating: " ", count: 4096)).write(to: marker, atomically: true, encoding: .utf8)
-        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
+        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
         // The same line alone is an earlier boot's unflushed writes; this boot's is not.
         try otherBoot.write(to: marker, atomically: true, encoding: .utf8)
-        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
-        #expect(FlushMarker.isDirty(in: folder.url))
+        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
+        #expect(FlushMarker.isDirty(in: StoreLayout(directory: folder.url)))
         try "dirty \(FlushMarker.currentBootID())".write(to: marker, atomically: true, encoding: .utf8)
-        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
+        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
         // A link planted at the marker's name is not followed: what it points to says nothing.
         let elsewhere = TemporaryDirectory()
         let target = elsewhere.url.appendingPathComponent("state")
         try otherBoot.write(to: target, atomically: true, encoding: .utf8)
         try FileManager.default.removeItem(at: marker)
         try FileManager.default.createSymbolicLink(at: marker, withDestinationURL: target)
-        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
-        #expect(!FlushMarker.isDirty(in: folder.url))
+        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
+        #expect(!FlushMarker.isDirty(in: StoreLayout(directory: folder.url)))
         // Nor is a FIFO read (opening one for reading would wait for a writer that never comes).
         let fifo = elsewhere.url.appendingPathComponent("fifo").path
         try #require(mkfifo(fifo, 0o600) == 0)
         try FileManager.default.removeItem(at: marker)
         try #require(rename(fifo, marker.path) == 0)
-        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: folder.url))
-        #expect(!FlushMarker.isDirty(in: folder.url))
+        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
+        #expect(!FlushMarker.isDirty(in: StoreLayout(directory: folder.url)))
         try FileManager.default.removeItem(at: marker)
         try FileManager.default.createSymbolicLink(at: marker, withDestinationURL: target)
         // Opening and writing replace the link with a marker and leave its target as it was.
@@ -158,9 +158,9 @@ extension DurabilityTests {
     func commitNeverUnderClean() throws {
         let folder = TemporaryDirectory()
         // A second marker opens its own lock file description: to flock, another process.
-        let other = try FlushMarker(directory: folder.url, sharing: .owner)
+        let other = try FlushMarker(layout: StoreLayout(directory: folder.url), sharing: .owner)
         let flushes = Locked(0)
-        let marker = try FlushMarker(directory: folder.url, sharing: .owner) {
+        let marker = try FlushMarker(layout: StoreLayout(directory: folder.url), sharing: .owner) {
             // Once only: the flush that, before the fix, let the commit land under `clean`.
             guard flushes.withLock({ count in defer { count += 1 }; return count == 0 }) else { return }
             try? other.flush {}

@@ -26,21 +26,21 @@ final class FlushMarker: Sendable {
     /// another process's flush may mark the store clean: for the test that proves `commit` re-reads.
     private let betweenLocks: (@Sendable () -> Void)?
 
-    init(directory: URL, sharing: FileSharing, betweenLocks: (@Sendable () -> Void)? = nil) throws {
-        stateURL = directory.appendingPathComponent("flush.state")
+    init(layout: StoreLayout, sharing: FileSharing, betweenLocks: (@Sendable () -> Void)? = nil) throws {
+        stateURL = layout.flushState
         statePath = stateURL.path
         self.sharing = sharing
         self.betweenLocks = betweenLocks
-        lock = try FileLock(url: directory.appendingPathComponent("flush.lock"), sharing: sharing)
+        lock = try FileLock(url: layout.flushLock, sharing: sharing)
         bootID = Self.currentBootID()
     }
 
     /// Read once a process: it cannot change while the process runs.
     private static let bootOfThisProcess = readBootID()
 
-    /// Whether the store in `directory` had unflushed commits when its machine last went down.
-    static func hasUnflushedWritesFromEarlierBoot(in directory: URL) -> Bool {
-        guard let text = state(at: directory.appendingPathComponent("flush.state").path) else { return false }
+    /// Whether the store laid out as `layout` had unflushed commits when its machine last went down.
+    static func hasUnflushedWritesFromEarlierBoot(in layout: StoreLayout) -> Bool {
+        guard let text = state(at: layout.flushState.path) else { return false }
         let parts = text.split(separator: " ").map(String.init)
         guard parts.count == 2, parts[0] == "clean" || parts[0] == "dirty" else { return true }
         // A boot that could not be identified cannot be told from another: unflushed writes
@@ -48,10 +48,10 @@ final class FlushMarker: Sendable {
         return parts[0] == "dirty" && (parts[1] != currentBootID() || parts[1] == unknownBoot)
     }
 
-    /// Whether the store in `directory` has commits not yet marked as synced in this boot (a
+    /// Whether the store laid out as `layout` has commits not yet marked as synced in this boot (a
     /// process killed within a second of writing leaves it so).
-    static func isDirty(in directory: URL) -> Bool {
-        state(at: directory.appendingPathComponent("flush.state").path)?.hasPrefix("dirty") ?? false
+    static func isDirty(in layout: StoreLayout) -> Bool {
+        state(at: layout.flushState.path)?.hasPrefix("dirty") ?? false
     }
 
     /// The marker file's text; nil when it is missing, is not a regular file's UTF-8 text, or
@@ -121,7 +121,7 @@ final class FlushMarker: Sendable {
     /// leaves `dirty`, which errs on the safe side). Written to a temporary file renamed over the
     /// marker, which is removed again whenever the write fails (a full disk leaves no litter).
     private func writeState(_ state: String, durably: Bool) throws {
-        let temporary = stateURL.deletingLastPathComponent().appendingPathComponent("flush.state.\(getpid())")
+        let temporary = URL(fileURLWithPath: "\(statePath).\(getpid())")
         let text = Array("\(state) \(bootID)".utf8)
         unlink(temporary.path)
         let descriptor = open(

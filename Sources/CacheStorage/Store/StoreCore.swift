@@ -83,7 +83,7 @@ final class StoreCore: Sendable {
             space.pause(.diskFull(path: layout.dataFile.path, operation: "write to"))
         }
         replenishReserveIfDue()
-        if case .periodic = configuration.durability, FlushMarker.isDirty(in: directory) {
+        if case .periodic = configuration.durability, FlushMarker.isDirty(in: layout) {
             // A process was killed within a second of writing, in this boot: its writes are in the
             // page cache, so one sync now makes them durable and the marker clean. Without it, a
             // normal reboot later would find `dirty` and throw the whole cache away.

@@ -111,7 +111,7 @@ struct StoreOpener {
         let openLock = FileLock.existing(at: layout.openLock)
         openLock?.lockShared()
         defer { openLock?.unlock() }
-        if FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout.directory) {
+        if FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout) {
             throw StorageError.corruptStore(
                 path: path,
                 reason: "the machine went down with unflushed writes, and a read-only open cannot recover it; open it writable once")
@@ -164,12 +164,12 @@ struct StoreOpener {
     }
 
     private func openParts() throws -> (BlobStore, MetadataIndex, UInt64, StorageError?) {
-        if FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout.directory) {
+        if FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout) {
             throw Problem.damaged("the machine went down with unflushed writes")
         }
         var marker: FlushMarker?
         if case .periodic = configuration.durability {
-            marker = try FlushMarker(directory: layout.directory, sharing: configuration.sharing)
+            marker = try FlushMarker(layout: layout, sharing: configuration.sharing)
         }
         let blobs: BlobStore
         do {
