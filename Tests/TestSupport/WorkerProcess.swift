@@ -107,12 +107,16 @@ public final class WorkerProcess: @unchecked Sendable {
     /// exited or the time ran out first.
     public func waitForLine(_ line: String, timeout: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if output.split(separator: "\n").contains(where: { $0 == line }) { return true }
-            if !isRunning { return output.split(separator: "\n").contains(where: { $0 == line }) }
+        func printed() -> Bool { output.split(separator: "\n").contains(where: { $0 == line }) }
+        while true {
+            // Looked at before the deadline is: this task may have waited past it for a thread
+            // (a test run keeps the cooperative pool busy), while the worker, a process of its
+            // own, printed the line in time.
+            if printed() { return true }
+            if !isRunning { return printed() }
+            if ContinuousClock.now >= deadline { return false }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        return false
     }
 
     /// Waits until the worker has the store open (it prints `ready`).
