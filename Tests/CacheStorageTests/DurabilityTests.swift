@@ -116,32 +116,33 @@ extension DurabilityTests {
     func markerReading() async throws {
         let folder = TemporaryDirectory()
         try await Self.populate(folder)
-        let marker = folder.url.appendingPathComponent("flush.state")
+        let layout = StoreLayout(directory: folder.url)
+        let marker = layout.flushState
         // An earlier boot's dirty line, with a page of trailing spaces: not a marker, so damage.
         let otherBoot = "dirty 00000000-0000-0000-0000-000000000000"
         try (otherBoot + String(repeating: " ", count: 4096)).write(to: marker, atomically: true, encoding: .utf8)
-        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
+        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout))
         // The same line alone is an earlier boot's unflushed writes; this boot's is not.
         try otherBoot.write(to: marker, atomically: true, encoding: .utf8)
-        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
-        #expect(FlushMarker.isDirty(in: StoreLayout(directory: folder.url)))
+        #expect(FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout))
+        #expect(FlushMarker.isDirty(in: layout))
         try "dirty \(FlushMarker.currentBootID())".write(to: marker, atomically: true, encoding: .utf8)
-        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
+        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout))
         // A link planted at the marker's name is not followed: what it points to says nothing.
         let elsewhere = TemporaryDirectory()
         let target = elsewhere.url.appendingPathComponent("state")
         try otherBoot.write(to: target, atomically: true, encoding: .utf8)
         try FileManager.default.removeItem(at: marker)
         try FileManager.default.createSymbolicLink(at: marker, withDestinationURL: target)
-        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
-        #expect(!FlushMarker.isDirty(in: StoreLayout(directory: folder.url)))
+        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout))
+        #expect(!FlushMarker.isDirty(in: layout))
         // Nor is a FIFO read (opening one for reading would wait for a writer that never comes).
         let fifo = elsewhere.url.appendingPathComponent("fifo").path
         try #require(mkfifo(fifo, 0o600) == 0)
         try FileManager.default.removeItem(at: marker)
         try #require(rename(fifo, marker.path) == 0)
-        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: StoreLayout(directory: folder.url)))
-        #expect(!FlushMarker.isDirty(in: StoreLayout(directory: folder.url)))
+        #expect(!FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout))
+        #expect(!FlushMarker.isDirty(in: layout))
         try FileManager.default.removeItem(at: marker)
         try FileManager.default.createSymbolicLink(at: marker, withDestinationURL: target)
         // Opening and writing replace the link with a marker and leave its target as it was.
@@ -157,10 +158,11 @@ extension DurabilityTests {
     @Test("a flush in another process between the marker's write and the commit never leaves the commit under clean")
     func commitNeverUnderClean() throws {
         let folder = TemporaryDirectory()
+        let layout = StoreLayout(directory: folder.url)
         // A second marker opens its own lock file description: to flock, another process.
-        let other = try FlushMarker(layout: StoreLayout(directory: folder.url), sharing: .owner)
+        let other = try FlushMarker(layout: layout, sharing: .owner)
         let flushes = Locked(0)
-        let marker = try FlushMarker(layout: StoreLayout(directory: folder.url), sharing: .owner) {
+        let marker = try FlushMarker(layout: layout, sharing: .owner) {
             // Once only: the flush that, before the fix, let the commit land under `clean`.
             guard flushes.withLock({ count in defer { count += 1 }; return count == 0 }) else { return }
             try? other.flush {}

@@ -69,8 +69,8 @@ struct FilePerEntryBaseline {
         report.readSeconds = (ContinuousClock.now - readStart).seconds
         report.readMajorFaults = ProcessMemory.majorFaults() - faultsBeforeReads
         latencies.sort()
-        report.readP50Microseconds = latencies.isEmpty ? 0 : latencies[latencies.count / 2]
-        report.readP99Microseconds = latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+        report.readP50Microseconds = BenchRunner.percentile(50, of: latencies)
+        report.readP99Microseconds = BenchRunner.percentile(99, of: latencies)
 
         let evictStart = ContinuousClock.now
         var total = sizes.values.reduce(0, +)
