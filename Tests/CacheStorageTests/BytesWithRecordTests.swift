@@ -31,7 +31,7 @@ struct BytesWithRecordTests {
         let layout = try RecordLogTests.layout(store)
         #expect(layout.loggedRecords == [1, 2, 3, 4, 5])
         #expect(layout.loggedBlobs == [2], "only the entry above the limit has a blob in the blob log")
-        #expect(layout.format == StoreInfo.bytesWithRecordFormat)
+        #expect(layout.format == StoreInfo.currentFormat, "a new store is of the current format")
         #expect(try Self.location(store, Self.key(0)) == .withRecord(1))
         #expect(try Self.location(store, Self.key(1)) == .log(2))
         #expect(try Self.location(store, Self.key(2)) == .withRecord(3))

@@ -29,7 +29,7 @@ struct KeyDigestRunsTests {
     func runsFollowKeyOrder() {
         let original = Self.digests(50_000, seed: 7)
         var digests = original
-        let runs = digests.partitionIntoKeyOrderRuns(runLength: 4_096)
+        let runs = digests.partitionIntoKeyOrderRuns(runLength: 4_096, by: \.self)
         // 50,000 / 4,096 = 12 runs' worth: 16 buckets of the leading four bits, all filled here.
         #expect(runs.count == 16)
         #expect(runs.first?.lowerBound == 0 && runs.last?.upperBound == original.count)
@@ -44,15 +44,15 @@ struct KeyDigestRunsTests {
     @Test("a list no longer than one run is one run; an empty list none; duplicates stay")
     func shortLists() {
         var empty: [KeyDigest] = []
-        #expect(empty.partitionIntoKeyOrderRuns(runLength: 4_096).isEmpty)
+        #expect(empty.partitionIntoKeyOrderRuns(runLength: 4_096, by: \.self).isEmpty)
         var short = Self.digests(4_096, seed: 8)
-        #expect(short.partitionIntoKeyOrderRuns(runLength: 4_096) == [0..<4_096])
+        #expect(short.partitionIntoKeyOrderRuns(runLength: 4_096, by: \.self) == [0..<4_096])
         // Under two runs' worth: one bucket, the whole list.
         var underTwo = Self.digests(5_000, seed: 10)
-        #expect(underTwo.partitionIntoKeyOrderRuns(runLength: 4_096) == [0..<5_000])
+        #expect(underTwo.partitionIntoKeyOrderRuns(runLength: 4_096, by: \.self) == [0..<5_000])
         let twice = Self.digests(3_000, seed: 9)
         var doubled = twice + twice + [KeyDigest(high: 0, low: 0), KeyDigest(high: .max, low: .max)]
-        let runs = doubled.partitionIntoKeyOrderRuns(runLength: 1_000)
+        let runs = doubled.partitionIntoKeyOrderRuns(runLength: 1_000, by: \.self)
         // 6,002 / 1,000 = 6 runs' worth: 8 buckets of the leading three bits.
         #expect(runs.count == 8)
         for run in runs { doubled[run].sort() }

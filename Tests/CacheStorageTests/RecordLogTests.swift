@@ -39,7 +39,8 @@ struct RecordLogTests {
                     return true
                 }
                 layout.pointers += 1
-                if let digest = KeyDigest(bytes: key), try txn.holdsStalePointer(digest, databases) { layout.stalePointers += 1 }
+                // A number that resolves to no record of the digest's.
+                if let digest = KeyDigest(bytes: key), try txn.record(of: digest, databases) == nil { layout.stalePointers += 1 }
                 return true
             }
             for (database, numbers) in [(databases.recordLog, \Layout.loggedRecords), (databases.blobLog, \Layout.loggedBlobs)] {
@@ -59,11 +60,16 @@ struct RecordLogTests {
         return try blobs.read { try $0.record(of: KeyDigest(key: key), blobs.databases)?.location }
     }
 
-    /// Deletes `key`'s entry as an eviction slice does, keeping its pointer: journaled, so the index follows.
-    static func deleteKeepingPointer(_ store: PersistentStore, _ key: String) throws -> [KeyDigest] {
+    /// Deletes `key`'s entry as an eviction slice does, keeping its pointer: journaled, so the index
+    /// follows. `raisingFloor` as the slice does; without it, as a store of format 4 was evicted,
+    /// whose numbers could be given again.
+    static func deleteKeepingPointer(_ store: PersistentStore, _ key: String, raisingFloor: Bool = true) throws
+        -> [LeftPointer]
+    {
         let blobs = store.core.blobs
         return try blobs.write { txn in
             var info = try #require(try txn.storeInfo(blobs.databases))
+            if raisingFloor { try txn.raiseNumberFloor(&info, blobs.databases) }
             var changes = ChangeSet(txn: txn, databases: blobs.databases)
             #expect(try changes.delete(KeyDigest(key: key), keepingPointer: true) != nil)
             try txn.appendJournal(changes.touched, info: &info, blobs.databases)
@@ -145,8 +151,11 @@ struct RecordLogTests {
         defer { store.close() }
         try await store.put(NewEntry(key: Self.key(0), data: Self.bytes(0, size: size)))
         try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(1, size: size)))
-        // The newest entry goes, its number staying in records: the log's last key is 1 again.
-        #expect(try Self.deleteKeepingPointer(store, Self.key(1)) == [KeyDigest(key: Self.key(1))])
+        // The newest entry goes, its number staying in records: the log's last key is 1 again, and
+        // no floor keeps number 2 from being given again, as in a store of format 4.
+        #expect(
+            try Self.deleteKeepingPointer(store, Self.key(1), raisingFloor: false)
+                == [LeftPointer(digest: KeyDigest(key: Self.key(1)), number: 2)])
         #expect(try Self.layout(store).stalePointers == 1)
         #expect(try store.get(Self.key(1)) == nil)
 
@@ -166,13 +175,52 @@ struct RecordLogTests {
         let blobs = store.core.blobs
         let deleted = try blobs.write { txn in
             let records = try LMDBCursor(txn, blobs.databases.records)
-            return try [1, 2].map { try txn.deletePointerIfStale(KeyDigest(key: Self.key($0)), records: records, blobs.databases) }
+            return try txn.deleteLeftPointer(LeftPointer(digest: KeyDigest(key: Self.key(1)), number: 2), records: records)
         }
-        #expect(deleted == [false, false], "live numbers stay")
+        #expect(!deleted, "the key's new number stays")
         let layout = try Self.layout(store)
         #expect(layout.pointers == 3 && layout.stalePointers == 0)
         #expect(layout.loggedRecords == [1, 2, 3] && layout.loggedBlobs == Self.loggedBlobs([1, 2, 3], size: size))
         #expect(try store.statistics().entries == 3)
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("a number an eviction deleted is not given again: its pointer is swept by number, a key put again keeps its own", arguments: sizes)
+    func evictedNumbersAreNotGivenAgain(size: Int) async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        defer { store.close() }
+        try await store.put((0..<3).map { NewEntry(key: Self.key($0), data: Self.bytes($0, size: size)) })
+        // Slice and sweep, the logs' last numbers included.
+        #expect(try await store.evict(toEntries: 0).entries == 3)
+        var layout = try Self.layout(store)
+        #expect(layout.pointers == 0 && layout.loggedRecords.isEmpty && layout.format == StoreInfo.numberFloorFormat)
+        let blobs = store.core.blobs
+        #expect(try blobs.read { try $0.storeInfo(blobs.databases)?.numberFloor } == 4)
+        try await store.put((0..<3).map { NewEntry(key: Self.key($0), data: Self.bytes($0 + 10, size: size)) })
+        #expect(try (0..<3).map { try Self.recordLocation(store, Self.key($0)) } == [.log(4), .log(5), .log(6)])
+
+        // Between a slice and its sweep: the newest entry goes, its number staying in records; the
+        // key put again takes a new number, not the one left.
+        let left = try Self.deleteKeepingPointer(store, Self.key(2))
+        #expect(left == [LeftPointer(digest: KeyDigest(key: Self.key(2)), number: 6)])
+        try await store.put(NewEntry(key: Self.key(2), data: Self.bytes(22, size: size)))
+        #expect(try Self.recordLocation(store, Self.key(2)) == .log(7))
+        let another = try Self.deleteKeepingPointer(store, Self.key(1))
+        #expect(try Self.layout(store).stalePointers == 1)
+        let deleted = try blobs.write { txn in
+            let records = try LMDBCursor(txn, blobs.databases.records)
+            return try (left + another).map { try txn.deleteLeftPointer($0, records: records) }
+        }
+        #expect(deleted == [false, true], "a key put again keeps its number; the one still naming its deleted number goes")
+        layout = try Self.layout(store)
+        #expect(layout.pointers == 2 && layout.stalePointers == 0)
+        #expect(layout.loggedRecords == [4, 7] && layout.loggedBlobs == Self.loggedBlobs([4, 7], size: size))
+        #expect(try store.get(Self.key(0))?.data == Self.bytes(10, size: size))
+        #expect(try store.get(Self.key(1)) == nil)
+        #expect(try store.get(Self.key(2))?.data == Self.bytes(22, size: size))
+        try await store.flush()
+        #expect(try store.statistics().entries == 2)
         #expect(try await store.verify().isClean)
     }
 
@@ -201,6 +249,7 @@ struct RecordLogTests {
         layout = try Self.layout(store)
         #expect(layout.inlineRecords + layout.pointers == 1 && layout.stalePointers == 0)
         #expect(layout.loggedBlobs.count == 1)
+        #expect(layout.format == StoreInfo.numberFloorFormat, "the eviction's floor: older versions no longer open it")
         #expect(try await store.verify().isClean)
     }
 

@@ -1,32 +1,33 @@
-extension Array where Element == KeyDigest {
-    /// Reorders the digests in place into runs of about `runLength` that follow one another in
-    /// key order (by their leading bits; each run itself unsorted) and returns the runs' ranges.
+extension Array {
+    /// Reorders the elements in place into runs of about `runLength` that follow one another in
+    /// the order of their digests (`digest`; by leading bits, each run itself unsorted) and returns
+    /// the runs' ranges.
     ///
     /// For a sweep that sorts each run just before the transaction that takes it (see
     /// `StoreCore.deleteStalePointers`): sorting a whole list of 262,144 left pointers up front
     /// took 29–36 ms on the writer, longer than an eviction slice, for a put queued meanwhile to
     /// wait out; this pass takes 5–10 ms, and each run of 4,096 sorts in under half a millisecond.
-    mutating func partitionIntoKeyOrderRuns(runLength: Int) -> [Range<Int>] {
+    mutating func partitionIntoKeyOrderRuns(runLength: Int, by digest: (Element) -> KeyDigest) -> [Range<Int>] {
         guard count > runLength, runLength > 0 else { return isEmpty ? [] : [indices] }
         // A power of two of buckets, so a bucket is the digest's leading bits.
         let bits = Swift.min(16, Int.bitWidth - (count / runLength - 1).leadingZeroBitCount)
         let shift = UInt64(64 - bits)
-        func bucket(_ digest: KeyDigest) -> Int { Int(truncatingIfNeeded: digest.high >> shift) }
+        func bucket(_ element: Element) -> Int { Int(truncatingIfNeeded: digest(element).high >> shift) }
         var ends = [Int](repeating: 0, count: 1 << bits)
-        for digest in self { ends[bucket(digest)] += 1 }
+        for element in self { ends[bucket(element)] += 1 }
         for index in ends.indices.dropFirst() { ends[index] += ends[index - 1] }
         let starts = [0] + ends.dropLast()
-        // In place, as an American flag sort's pass: each digest is swapped into the next free
+        // In place, as an American flag sort's pass: each element is swapped into the next free
         // place of its bucket until the one at the current place belongs there.
         var next = starts
-        withUnsafeMutableBufferPointer { digests in
+        withUnsafeMutableBufferPointer { elements in
             for current in ends.indices {
                 while next[current] < ends[current] {
-                    let target = bucket(digests[next[current]])
+                    let target = bucket(elements[next[current]])
                     if target == current {
                         next[current] += 1
                     } else {
-                        digests.swapAt(next[current], next[target])
+                        elements.swapAt(next[current], next[target])
                         next[target] += 1
                     }
                 }

@@ -97,14 +97,16 @@ extension LMDBTransaction {
     }
 
     /// The number the next put takes: one past the last key of either log (a logged record has its
-    /// blob's number); nil without a blob log. Numbers are given again once the logs' last keys are
-    /// deleted (see ``RecordLocation``).
+    /// blob's number), and not below the store's number floor; nil without a blob log. A number
+    /// deleted from the logs' end is given again, unless a mass eviction deleted it: that raised
+    /// the floor past it first (see ``StoreInfo/numberFloor``).
     func firstFreeBlobNumber(_ databases: BlobStore.Databases) throws -> UInt64? {
         guard let log = databases.blobLog else { return nil }
         func last(_ database: MDB_dbi?) throws -> UInt64 {
             try database.flatMap { try lastKey($0) }.flatMap(BlobLocation.number(fromKey:)) ?? 0
         }
-        return max(try last(log), try last(databases.recordLog)) + 1
+        let floor = try storeInfo(databases)?.numberFloor ?? 0
+        return max(try last(log) + 1, try last(databases.recordLog) + 1, floor)
     }
 
     /// Where the entry at `digest` keeps its bytes, as its current record says.

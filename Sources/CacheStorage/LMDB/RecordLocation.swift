@@ -10,9 +10,10 @@ import CLMDB
 /// from its front. `records` then holds only the 8-byte number, a tree five times smaller.
 ///
 /// A mass eviction deletes the logged record and blob but may leave the number behind
-/// (`keepingPointer`), to delete in digest order once the eviction is done: a number whose logged
-/// record is gone, or now belongs to another digest (numbers count on from the log's last key, so
-/// one can be given again), is a *stale pointer* and reads as no entry.
+/// (`keepingPointer`, ``LeftPointer``), to delete in digest order once the eviction is done: a
+/// number whose logged record is gone, or now belongs to another digest (a number deleted from
+/// the logs' end is given again, unless an eviction deleted it, and a store of format 4 or
+/// before may hold one given again so), is a *stale pointer* and reads as no entry.
 enum RecordLocation: Equatable {
     case log(UInt64)
     case inline
@@ -143,29 +144,6 @@ extension LMDBTransaction {
             if keepingPointer { return }
         }
         try digest.withBytes { _ = try delete(databases.records, key: $0) }
-    }
-
-    /// Whether `records` holds a stale pointer for `digest` (see ``RecordLocation``).
-    func holdsStalePointer(_ digest: KeyDigest, _ databases: BlobStore.Databases) throws -> Bool {
-        guard let value = try digest.withBytes({ try get(databases.records, key: $0) }) else { return false }
-        return try isStalePointer(value, of: digest, databases)
-    }
-
-    /// Deletes `digest`'s pointer if it is stale; returns whether it did. `records` is a cursor on
-    /// `records`: digests taken in order are found on its current page.
-    func deletePointerIfStale(_ digest: KeyDigest, records: LMDBCursor, _ databases: BlobStore.Databases) throws -> Bool {
-        guard let value = try digest.withBytes({ try records.find($0) }), try isStalePointer(value, of: digest, databases)
-        else { return false }
-        try records.deleteFound()
-        return true
-    }
-
-    /// Whether `value`, `digest`'s in `records`, is a number that names no record of `digest`'s.
-    private func isStalePointer(_ value: UnsafeRawBufferPointer, of digest: KeyDigest, _ databases: BlobStore.Databases)
-        throws -> Bool
-    {
-        guard databases.recordLog != nil, case .log = RecordLocation(recordsValue: value) else { return false }
-        return try resolve(value, digest: digest, databases) == nil
     }
 
     /// Walks every entry in digest order until `body` returns false: its digest and record.

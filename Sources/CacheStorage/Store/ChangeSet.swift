@@ -26,8 +26,8 @@ struct ChangeSet {
     /// For each digest whose last change here was a put, the record that put prepared (before its
     /// blob number was added) and that number: what ``IndexPrefill`` predicted.
     private(set) var putRecords: [KeyDigest: PutRecord] = [:]
-    /// Entries deleted with `keepingPointer` whose pointers stayed in `records` (see ``RecordLocation``).
-    private(set) var keptPointers: [KeyDigest] = []
+    /// Entries deleted with `keepingPointer` whose pointers stayed in `records` (see ``LeftPointer``).
+    private(set) var keptPointers: [LeftPointer] = []
     /// Cursors on the blob and record logs, opened at the first deletion: an eviction deletes the
     /// oldest entries, from the logs' fronts, and finds most keys on the page the last one was on.
     private var logCursors: (blobs: LMDBCursor?, records: LMDBCursor?)?
@@ -192,8 +192,9 @@ struct ChangeSet {
 
     /// Deletes record and blob, and every entry derived from them; returns the record's byte
     /// count when there was an entry (derived entries removed with it are journaled, not counted).
-    /// With `keepingPointer`, a logged record's pointer stays in `records` (see ``RecordLocation``)
-    /// and is listed in `keptPointers`. `blobNumber`, the number the entry's index row names, finds
+    /// With `keepingPointer`, a logged record's pointer stays in `records` and is listed in
+    /// `keptPointers`: the transaction must have raised the store's number floor past it (see
+    /// ``LeftPointer``). `blobNumber`, the number the entry's index row names, finds
     /// the record without a lookup by digest when it still names this digest's record.
     mutating func delete(_ digest: KeyDigest, keepingPointer: Bool = false, blobNumber: UInt64? = nil) throws -> Int? {
         // Empty in an eviction's transactions, which only delete: no hashing per victim then.
@@ -212,10 +213,11 @@ struct ChangeSet {
         // A record too damaged to give its size still counts as an entry.
         var size = record.map { EntryRecord.byteCount(in: $0) ?? 0 }
         if let stored {
-            let keeps = keepingPointer && stored.location != .inline
+            var kept: LeftPointer?
+            if keepingPointer, case let .log(number) = stored.location { kept = LeftPointer(digest: digest, number: number) }
             try txn.deleteRecord(
-                of: digest, at: stored.location, keepingPointer: keeps, logCursor: cursors.records, databases)
-            if keeps { keptPointers.append(digest) }
+                of: digest, at: stored.location, keepingPointer: kept != nil, logCursor: cursors.records, databases)
+            if let kept { keptPointers.append(kept) }
         } else {
             // Nothing, or a stale pointer: that goes, and is not an entry.
             _ = try digest.withBytes { try txn.delete(databases.records, key: $0) }

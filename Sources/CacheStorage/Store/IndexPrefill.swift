@@ -7,8 +7,8 @@ import Foundation
 /// writer's 20.6 s, LMDB's transactions took 11.4 s and the catch-up 8.3 s, 4.6 s of it the rows'
 /// upserts and 1.1 s reading back and decoding the records just written. A put's row follows
 /// from the record it prepared before the commit and the blob number the commit gives it, which
-/// is known beforehand: numbers are given in order from the first the logs leave free, read just
-/// before the commit. So the writer begins the index's transaction first, the helper upserts those
+/// is known beforehand: numbers are given in order from the first free one
+/// (`firstFreeBlobNumber`), read just before the commit. So the writer begins the index's transaction first, the helper upserts those
 /// rows beside LMDB's work, and once LMDB has committed the writer finishes the catch-up in the
 /// same transaction, taking the rows as done (``StoreMirror/OwnChanges``). The index still commits
 /// after LMDB, and a put still returns once its row is in the index and the limits have been

@@ -469,7 +469,7 @@ final class StoreCore: Sendable {
         var bytes = 0
         var sliceSize = EvictionSliceSize()
         // Pointers the slices leave in `records`, deleted in digest order (see `deleteStalePointers`).
-        var leftPointers: [KeyDigest] = []
+        var leftPointers: [LeftPointer] = []
         defer { deleteStalePointers(&leftPointers) }
         while true {
             let started = ContinuousClock.now
@@ -495,28 +495,28 @@ final class StoreCore: Sendable {
     /// back within its limits (see `evict`).
     static let evictionSliceEntries = EvictionSliceSize.initial
 
-    /// The most pointers a mass eviction leaves before deleting them (16 bytes each in memory, 4 MB
+    /// The most pointers a mass eviction leaves before deleting them (24 bytes each in memory, 6 MB
     /// in all). Each sweep rewrites about every leaf of `records`: evicting 500,000 of 1,000,000
     /// small entries, two sweeps instead of four took 0.43-0.45 s instead of 0.56-0.61, for 2.5 MB
     /// more peak memory.
     static let stalePointersPerSweep = 1 << 18
 
-    /// Deletes the pointers an eviction left in `records` (see ``RecordLocation``) in digest
+    /// Deletes the pointers an eviction left in `records` (see ``LeftPointer``) in digest
     /// order, in transactions of about ``removalsPerTransaction``: each rewrites a run of
     /// neighbouring leaves, where deleting each pointer with its entry rewrote about one leaf per
     /// entry. Each run is sorted just before its transaction, and queued puts are committed
-    /// between transactions, so none waits for the whole list's sort. A pointer a put has since reused
-    /// is live and stays; one left by a failure here (a full disk, a crash) reads as no entry and
-    /// stays until its key is put again.
-    private func deleteStalePointers(_ digests: inout [KeyDigest]) {
-        guard !digests.isEmpty else { return }
-        for run in digests.partitionIntoKeyOrderRuns(runLength: Self.removalsPerTransaction) {
-            digests[run].sort()
-            let chunk = digests[run]
+    /// between transactions, so none waits for the whole list's sort. A key put again since
+    /// holds another number, which stays; a pointer left by a failure here (a full disk, a crash)
+    /// reads as no entry and stays until its key is put again.
+    private func deleteStalePointers(_ pointers: inout [LeftPointer]) {
+        guard !pointers.isEmpty else { return }
+        for run in pointers.partitionIntoKeyOrderRuns(runLength: Self.removalsPerTransaction, by: \.digest) {
+            pointers[run].sort()
+            let chunk = pointers[run]
             do {
                 try blobs.write { txn in
                     let records = try LMDBCursor(txn, blobs.databases.records)
-                    for digest in chunk { _ = try txn.deletePointerIfStale(digest, records: records, blobs.databases) }
+                    for pointer in chunk { _ = try txn.deleteLeftPointer(pointer, records: records) }
                 }
             } catch {
                 break
@@ -524,7 +524,7 @@ final class StoreCore: Sendable {
             let queued = writer.takeQueued { StoreCore.commitsInGroup($0) }
             if !queued.isEmpty { runGroup(queued) }
         }
-        digests.removeAll()
+        pointers.removeAll()
     }
 
     /// Whether the operation is one of those a group commit runs together.
@@ -546,7 +546,7 @@ final class StoreCore: Sendable {
     private func evictSlice(
         toBytes byteTarget: Int?, toEntries entryTarget: Int?, mustReach: (bytes: Int?, entries: Int?),
         atMost: Int = evictionSliceEntries, keepingPointers: Bool = false
-    ) throws -> (entries: Int, bytes: Int, more: Bool, keptPointers: [KeyDigest]) {
+    ) throws -> (entries: Int, bytes: Int, more: Bool, keptPointers: [LeftPointer]) {
         try synchronizeIndexThrowing()
         let index = index
         func excess(of totals: (entries: Int, bytes: Int), over targets: (bytes: Int?, entries: Int?))
@@ -558,7 +558,7 @@ final class StoreCore: Sendable {
         let toFree = excess(of: try index.totals(on: index.writer), over: (byteTarget, entryTarget))
         guard toFree.bytes > 0 || toFree.entries > 0 else { return (0, 0, false, []) }
         let (head, slice) = try index.writer.transaction {
-            () -> (UInt64?, (entries: Int, bytes: Int, more: Bool, keptPointers: [KeyDigest])) in
+            () -> (UInt64?, (entries: Int, bytes: Int, more: Bool, keptPointers: [LeftPointer])) in
             let totals = try index.totals(on: index.writer)
             let (bytesToFree, entriesToFree) = excess(of: totals, over: (byteTarget, entryTarget))
             guard bytesToFree > 0 || entriesToFree > 0 else { return (nil, (0, 0, false, [])) }
@@ -585,16 +585,17 @@ final class StoreCore: Sendable {
 
     /// Deletes entries, found by the numbers their rows name where they can be, journaled, in
     /// transactions of ``removalsPerTransaction``; with `keepingPointers`, logged records'
-    /// pointers stay in `records` and are returned (see ``RecordLocation``). `journal` is the span
+    /// pointers stay in `records` and are returned, each transaction first raising the store's
+    /// number floor past every number in the logs (see ``LeftPointer``). `journal` is the span
     /// of sequences the transactions wrote, when they wrote one unbroken span (no other process
     /// committed between them); `journaledOnlyVictims`, whether it names nothing but victims (no
     /// entry derived from one went with it).
     private func removeVictims(_ victims: [EvictionVictim], keepingPointers: Bool) throws
-        -> (entries: Int, bytes: Int, keptPointers: [KeyDigest], journal: JournalSpan?, journaledOnlyVictims: Bool)
+        -> (entries: Int, bytes: Int, keptPointers: [LeftPointer], journal: JournalSpan?, journaledOnlyVictims: Bool)
     {
         var entries = 0
         var bytes = 0
-        var kept: [KeyDigest] = []
+        var kept: [LeftPointer] = []
         var journal: JournalSpan?
         var journalUnbroken = true
         var journaledOnlyVictims = true
@@ -611,10 +612,11 @@ final class StoreCore: Sendable {
             let trimThrough = trimmableSequence
             // The body may run again (a grown map, a released reserve): count in it, per run.
             let freed = try freeingSpace {
-                try blobs.write { txn -> (entries: Int, bytes: Int, kept: [KeyDigest], journal: JournalSpan, derived: Int) in
+                try blobs.write { txn -> (entries: Int, bytes: Int, kept: [LeftPointer], journal: JournalSpan, derived: Int) in
                     var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
                     let headBefore = info.head
                     try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
+                    if keepingPointers { try txn.raiseNumberFloor(&info, blobs.databases) }
                     var changes = ChangeSet(txn: txn, databases: blobs.databases, mergesTouches: false)
                     var freed = (entries: 0, bytes: 0)
                     for victim in chunk {

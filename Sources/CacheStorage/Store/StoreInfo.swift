@@ -9,7 +9,7 @@ import Foundation
 struct StoreInfo: Equatable {
     /// The newest on-disk layout this code reads and writes; a store with a higher number comes from
     /// a newer version.
-    static let currentFormat: UInt32 = bytesWithRecordFormat
+    static let currentFormat: UInt32 = numberFloorFormat
     /// The layout with the blob log (see ``BlobLocation``): 1 had every blob under its digest, and a
     /// version that reads only that would take entries whose blobs are in the log for damaged.
     /// Written by the first commit that puts a blob in the log.
@@ -21,11 +21,21 @@ struct StoreInfo: Equatable {
     /// ``BlobLocation``): a version before it would take those values for damaged records.
     /// Written by the first commit that stores bytes so.
     static let bytesWithRecordFormat: UInt32 = 4
+    /// The layout in which a number a mass eviction deleted is never given again (``numberFloor``):
+    /// a version before it would give it again, and the eviction's sweep, which takes a pointer
+    /// still naming that number for stale, would delete a live entry's. Written by the first
+    /// eviction that leaves pointers to sweep.
+    static let numberFloorFormat: UInt32 = 5
 
     var storeID: [UInt8]
     var nextSequence: UInt64
     var trimmedThrough: UInt64
     var format: UInt32
+    /// No log number below it is given again (see ``BlobLocation``): a mass eviction raises it past
+    /// every number in the logs before it deletes any, so that a pointer it leaves in `records`
+    /// stays stale until its sweep, whatever is put meanwhile (see ``LeftPointer``). 0 until the
+    /// store's first such eviction.
+    var numberFloor: UInt64 = 0
 
     /// The last sequence number written.
     var head: UInt64 { nextSequence - 1 }
@@ -50,7 +60,11 @@ extension LMDBTransaction {
         else {
             throw StorageError.lmdb(operation: "read store info", code: MDB_CORRUPTED, message: "unreadable store info")
         }
-        return StoreInfo(storeID: id, nextSequence: next, trimmedThrough: trimmed, format: UInt32(truncatingIfNeeded: format))
+        // Written after the rest since format 5; absent before.
+        let floor = reader.readUInt64() ?? 0
+        return StoreInfo(
+            storeID: id, nextSequence: next, trimmedThrough: trimmed, format: UInt32(truncatingIfNeeded: format),
+            numberFloor: floor)
     }
 
     func writeStoreInfo(_ info: StoreInfo, _ databases: BlobStore.Databases) throws {
@@ -59,9 +73,19 @@ extension LMDBTransaction {
         writer.append(info.nextSequence)
         writer.append(info.trimmedThrough)
         writer.appendBytes(info.storeID)
+        if info.numberFloor > 0 { writer.append(info.numberFloor) }
         try Self.infoKey.withUnsafeBytes { key in
             try writer.bytes.withUnsafeBytes { try put(databases.info, key: key, value: $0) }
         }
+    }
+
+    /// Raises `info`'s number floor past every number in the logs, so that none of them is given
+    /// again: for a mass eviction's transaction, before it deletes records whose pointers it leaves
+    /// (see ``LeftPointer``). The store's format then says so.
+    func raiseNumberFloor(_ info: inout StoreInfo, _ databases: BlobStore.Databases) throws {
+        guard let floor = try firstFreeBlobNumber(databases) else { return }
+        info.numberFloor = max(info.numberFloor, floor)
+        info.format = max(info.format, StoreInfo.numberFloorFormat)
     }
 
     /// The sequence a journal key names (8 bytes, big-endian, so LMDB keeps the items in order);
