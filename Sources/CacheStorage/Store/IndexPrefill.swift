@@ -3,18 +3,18 @@ import Foundation
 /// The index rows of a group commit's puts, upserted on the ``IndexHelper`` while the writer
 /// thread commits the group to LMDB.
 ///
-/// Mirroring a commit had run after it, on the writer: at 1,000,000 small entries, of the
-/// writer's 20.6 s, LMDB's transactions took 11.4 s and the catch-up 8.3 s, 4.6 s of it the rows'
-/// upserts and 1.1 s reading back and decoding the records just written. A put's row follows
-/// from the record it prepared before the commit and the blob number the commit gives it, which
-/// is known beforehand: numbers are given in order from the first free one
-/// (`firstFreeBlobNumber`), read just before the commit. So the writer begins the index's transaction first, the helper upserts those
-/// rows beside LMDB's work, and once LMDB has committed the writer finishes the catch-up in the
-/// same transaction, taking the rows as done (``StoreMirror/OwnChanges``). The index still commits
-/// after LMDB, and a put still returns once its row is in the index and the limits have been
-/// enforced. A row the commit did not leave as predicted (a put refused, a key updated or removed
-/// later in the group, numbers taken by another process's commit in between) rolls the whole
-/// index transaction back, and the catch-up runs as before.
+/// Mirroring a commit had run after it, on the writer: at 1,000,000 small entries, of the writer's
+/// 20.6 s, LMDB's transactions took 11.4 s and the catch-up 8.3 s, 4.6 s of it the rows' upserts
+/// and 1.1 s reading back and decoding the records just written. A put's row follows from the
+/// record it prepared before the commit and the blob number the commit gives it, which is known
+/// beforehand: numbers are given in order from the first free one (`firstFreeBlobNumber`), read
+/// just before the commit. So the writer begins the index's transaction first, the helper upserts
+/// those rows beside LMDB's work, and once LMDB has committed the writer finishes the catch-up in
+/// the same transaction, taking the rows as done (``StoreMirror/OwnChanges``). The index still
+/// commits after LMDB, and a put still returns once its row is in the index and the limits have
+/// been enforced. A row the commit did not leave as predicted (a put refused, a key updated or
+/// removed later in the group, numbers taken by another process's commit in between) rolls the
+/// whole index transaction back, and the catch-up runs as before.
 struct IndexPrefill {
     /// Each put digest's record as its last put in the group prepared it, and its blob number.
     private let predicted: [KeyDigest: ChangeSet.PutRecord]

@@ -23,8 +23,8 @@ struct StoreInfo: Equatable {
     static let bytesWithRecordFormat: UInt32 = 4
     /// The layout in which a number a mass eviction deleted is never given again (``numberFloor``):
     /// a version before it would give it again, and the eviction's sweep, which takes a pointer
-    /// still naming that number for stale, would delete a live entry's. Written by the first
-    /// eviction that leaves pointers to sweep.
+    /// still naming that number for stale, would delete a live entry's. A new store has it; a
+    /// store from before gets it from its first eviction that leaves pointers to sweep.
     static let numberFloorFormat: UInt32 = 5
 
     var storeID: [UInt8]
