@@ -469,7 +469,10 @@ final class StoreCore: Sendable {
         var bytes = 0
         var sliceSize = EvictionSliceSize()
         // Pointers the slices leave in `records`, deleted in digest order (see `deleteStalePointers`).
+        // Room for a sweep's worth and one slice more, kept between sweeps: grown by doubling, the
+        // list outgrew a sweep's worth by a slice and held its old and new buffers at once, 19 MB.
         var leftPointers: [LeftPointer] = []
+        leftPointers.reserveCapacity(Self.stalePointersPerSweep + EvictionSliceSize.initial)
         defer { deleteStalePointers(&leftPointers) }
         while true {
             let started = ContinuousClock.now
@@ -524,7 +527,7 @@ final class StoreCore: Sendable {
             let queued = writer.takeQueued { StoreCore.commitsInGroup($0) }
             if !queued.isEmpty { runGroup(queued) }
         }
-        pointers.removeAll()
+        pointers.removeAll(keepingCapacity: true)
     }
 
     /// Whether the operation is one of those a group commit runs together.
