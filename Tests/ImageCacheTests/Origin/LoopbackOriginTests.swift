@@ -98,9 +98,21 @@ private struct HeldPoolOutcome: Sendable {
     /// request to `url` with a 10 s timeout, then lets the pool go. Runs on a thread of its own.
     static func request(_ url: URL) -> HeldPoolOutcome {
         let width = ProcessInfo.processInfo.activeProcessorCount
-        var outcome = HeldPoolOutcome()
-        guard let release = holdEveryPoolThread(width: width, held: &outcome.heldThreads) else { return outcome }
+        let held = Mutex(0)
+        let release = DispatchSemaphore(value: 0)
+        for _ in 0..<width {
+            Task.detached {
+                held.withLock { $0 += 1 }
+                // Blocks its thread, as a long computation would; bounded so nothing can hang.
+                _ = release.wait(timeout: .now() + 60)
+            }
+        }
         defer { for _ in 0..<width { release.signal() } }
+        var outcome = HeldPoolOutcome()
+        // Other tests may hold pool threads for a while; every blocking task must be running.
+        let deadline = Date().addingTimeInterval(50)
+        while held.withLock({ $0 }) < width, Date() < deadline { usleep(1_000) }
+        outcome.heldThreads = held.withLock { $0 }
         let probe = Mutex(false)
         Task.detached { probe.withLock { $0 = true } }
         var request = URLRequest(url: url)
@@ -119,35 +131,5 @@ private struct HeldPoolOutcome: Sendable {
         case nil: outcome.error = "no answer within 15 s"
         }
         return outcome
-    }
-
-    /// Starts one blocking task per pool thread and returns the semaphore that lets them go once
-    /// all of them run; nil, with `held` the most that ran at once, when they never did within 50 s.
-    ///
-    /// Another test may hold a pool thread for a while. Tasks that got theirs would then block them
-    /// all that time, and every other test would share what is left of the pool, so an attempt
-    /// whose tasks do not all start within a moment lets them go, and the next begins a little later.
-    private static func holdEveryPoolThread(width: Int, held: inout Int) -> DispatchSemaphore? {
-        let deadline = Date().addingTimeInterval(50)
-        while Date() < deadline {
-            let running = Mutex(0)
-            let release = DispatchSemaphore(value: 0)
-            for _ in 0..<width {
-                Task.detached {
-                    running.withLock { $0 += 1 }
-                    // Blocks its thread, as a long computation would; bounded so nothing can hang.
-                    _ = release.wait(timeout: .now() + 60)
-                }
-            }
-            let attemptEnds = Date().addingTimeInterval(0.25)
-            while running.withLock({ $0 }) < width, Date() < attemptEnds { usleep(1_000) }
-            let started = running.withLock { $0 }
-            held = max(held, started)
-            if started == width { return release }
-            // Tasks not yet started pass straight through when they do.
-            for _ in 0..<width { release.signal() }
-            usleep(250_000)
-        }
-        return nil
     }
 }
