@@ -22,6 +22,16 @@ struct SlicedEvictionTests {
         return Int(key[key.index(key.startIndex, offsetBy: 5)..<slash])
     }
 
+    /// Scrubbing freed pages (`secure_delete = ON`, the default of some builds, Debian's among
+    /// them) wrote every index page an eviction's deletions emptied to the log at each commit.
+    @Test("the index's write connection zeroes deleted rows only on pages it writes anyway (secure_delete FAST)")
+    func indexLeavesFreedPagesUnscrubbed() throws {
+        let folder = TemporaryDirectory()
+        let index = try MetadataIndex(path: folder.url.appendingPathComponent("index.sqlite").path)
+        defer { index.close() }
+        #expect(try index.writer.scalar("PRAGMA secure_delete") == 2, "2 is FAST")
+    }
+
     @Test("a put issued during a mass eviction returns before the eviction does, and the eviction keeps its order")
     func putDuringEviction() async throws {
         let folder = TemporaryDirectory()
