@@ -36,7 +36,7 @@ struct BlobLogTests {
     @Test("puts append to the log; new bytes, a removal and an eviction delete there; new attributes keep the blob")
     func logFollowsEntries() async throws {
         let folder = TemporaryDirectory()
-        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        let store = try PersistentStore(directory: folder.url, configuration: .strictWithPointersInRecords)
         defer { store.close() }
         try await store.put((0..<10).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
         var layout = try Self.layout(store)
@@ -72,7 +72,7 @@ struct BlobLogTests {
         let folder = TemporaryDirectory()
         // What a format-1 version wrote: records naming no number, blobs under digests.
         try OlderFormats.makeStore(in: folder.url, format: 1, entries: (0..<3).map { (Self.key($0), Self.bytes($0)) })
-        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        let store = try PersistentStore(directory: folder.url, configuration: .strictWithPointersInRecords)
         defer { store.close() }
         #expect(try Self.layout(store).format == 1, "opening writes nothing")
         for number in 0..<3 { #expect(try store.get(Self.key(number))?.data == Self.bytes(number)) }
@@ -99,7 +99,7 @@ struct BlobLogTests {
     @Test("verify reports a log blob that no record names, and repair deletes it")
     func orphanedLogBlob() async throws {
         let folder = TemporaryDirectory()
-        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        let store = try PersistentStore(directory: folder.url, configuration: .strictWithPointersInRecords)
         defer { store.close() }
         try await store.put((0..<3).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
         let blobs = store.core.blobs

@@ -24,7 +24,7 @@ struct BytesWithRecordTests {
     @Test("small bytes follow their records, large ones go to the blob log; the limit is inclusive")
     func layout() async throws {
         let folder = TemporaryDirectory()
-        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        let store = try PersistentStore(directory: folder.url, configuration: .strictWithPointersInRecords)
         defer { store.close() }
         let sizes = [Self.small, Self.large, BlobLocation.withRecordLimit, 0, 1]
         try await store.put(sizes.enumerated().map { NewEntry(key: Self.key($0), data: Self.bytes($0, size: $1)) })
@@ -48,7 +48,7 @@ struct BytesWithRecordTests {
     @Test("new attributes keep the bytes; new bytes move them; removal and eviction leave nothing behind")
     func lifecycle() async throws {
         let folder = TemporaryDirectory()
-        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        let store = try PersistentStore(directory: folder.url, configuration: .strictWithPointersInRecords)
         defer { store.close() }
         try await store.put((0..<6).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
 
@@ -94,12 +94,12 @@ struct BytesWithRecordTests {
     func upgradesAFormat3Store() async throws {
         let folder = TemporaryDirectory()
         do {
-            let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+            let store = try PersistentStore(directory: folder.url, configuration: .strictWithPointersInRecords)
             try await store.put((0..<3).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
             try Self.rewriteAsFormat3(store)
             store.close()
         }
-        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        let store = try PersistentStore(directory: folder.url, configuration: .strictWithPointersInRecords)
         defer { store.close() }
         var layout = try RecordLogTests.layout(store)
         #expect(layout.format == StoreInfo.recordLogFormat, "opening writes nothing")

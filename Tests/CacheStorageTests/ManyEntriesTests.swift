@@ -51,14 +51,35 @@ struct ManyEntriesTests {
         for number in stride(from: Self.count / 2 + 1_000, to: Self.count, by: 997) {
             #expect(try store.peek(Self.key(number))?.data == Self.bytes(number), "entry \(number) was evicted")
         }
-        // The eviction deleted the numbers its slices left in records (see RecordLocation).
+        // The eviction deleted the numbers its slices left in records (see RecordLocation): every
+        // pointer left there names an entry's record, and with the pointer tail's pairs that name
+        // one (see PointerTail) they count the entries.
         let databases = store.core.blobs.databases
         let layout = try store.core.blobs.read { txn in
-            (records: try txn.count(databases.records),
-             recordLog: try databases.recordLog.map { try txn.count($0) } ?? -1,
-             log: try databases.blobLog.map { try txn.count($0) } ?? -1)
+            var live = (records: 0, stale: 0, digests: Set<KeyDigest>())
+            try txn.forEach(databases.records) { key, _ in
+                let digest = try #require(KeyDigest(bytes: key))
+                if try txn.record(of: digest, databases) != nil {
+                    live.records += 1
+                    live.digests.insert(digest)
+                } else {
+                    live.stale += 1
+                }
+                return true
+            }
+            try txn.forEach(try #require(databases.pointerTail)) { key, value in
+                let number = try #require(BlobLocation.number(fromKey: key))
+                let digest = try #require(KeyDigest(bytes: value))
+                if try txn.loggedRecord(of: digest, number: number, databases) != nil { live.digests.insert(digest) }
+                return true
+            }
+            return (live: live,
+                    recordLog: try databases.recordLog.map { try txn.count($0) } ?? -1,
+                    log: try databases.blobLog.map { try txn.count($0) } ?? -1)
         }
-        #expect(layout.records == Self.count / 2)
+        #expect(layout.live.stale == 0)
+        #expect(layout.live.records > 0, "no round merged the tail")
+        #expect(layout.live.digests.count == Self.count / 2)
         #expect(layout.recordLog == Self.count / 2)
         #expect(layout.log == 0, "small entries' bytes follow their records")
         #expect(try await store.verify().isClean)

@@ -97,16 +97,17 @@ extension LMDBTransaction {
     }
 
     /// The number the next put takes: one past the last key of either log (a logged record has its
-    /// blob's number), and not below the store's number floor; nil without a blob log. A number
-    /// deleted from the logs' end is given again, unless a mass eviction deleted it: that raised
-    /// the floor past it first (see ``StoreInfo/numberFloor``).
+    /// blob's number) and of the pointer tail, and not below the store's number floor; nil without
+    /// a blob log. A number deleted from the logs' end is given again, unless a mass eviction
+    /// deleted it or the tail still holds it: the eviction raised the floor past it first (see
+    /// ``StoreInfo/numberFloor``), and so does the merge that prunes the tail (see ``PointerMerge``).
     func firstFreeBlobNumber(_ databases: BlobStore.Databases) throws -> UInt64? {
         guard let log = databases.blobLog else { return nil }
         func last(_ database: MDB_dbi?) throws -> UInt64 {
             try database.flatMap { try lastKey($0) }.flatMap(BlobLocation.number(fromKey:)) ?? 0
         }
         let floor = try storeInfo(databases)?.numberFloor ?? 0
-        return max(try last(log) + 1, try last(databases.recordLog) + 1, floor)
+        return max(try last(log) + 1, try last(databases.recordLog) + 1, try last(databases.pointerTail) + 1, floor)
     }
 
     /// Where the entry at `digest` keeps its bytes, as its current record says.

@@ -34,6 +34,12 @@ final class BlobStore: @unchecked Sendable {
         /// the record log opened read-only, or opened on a disk too full to create it: puts then
         /// write their records into `records`, as before.
         let recordLog: MDB_dbi?
+        /// Numbers of logged records under their entries' digests, not yet merged into `records`
+        /// (see ``PointerTail``). Nil in a store from before the tail opened read-only, or opened
+        /// on a disk too full to create it: puts then write their pointers into `records`.
+        let pointerTail: MDB_dbi?
+        /// This process's index of `pointerTail`, new with each opening of the environment.
+        let tailIndex = PointerTail()
     }
 
     /// Why the environment could not be opened: damaged files, or an ordinary failure.
@@ -221,7 +227,7 @@ final class BlobStore: @unchecked Sendable {
         // Opened, not created, here: a store from before derived entries or the logs lacks
         // them (see `createDatabase`).
         var added: [String: MDB_dbi] = [:]
-        for name in ["dependents", "blob_log", "record_log"] {
+        for name in ["dependents", "blob_log", "record_log", "pointer_tail"] {
             var dbi: MDB_dbi = 0
             code = mdb_dbi_open(txn, name, 0, &dbi)
             if code == 0 { added[name] = dbi }
@@ -245,13 +251,15 @@ final class BlobStore: @unchecked Sendable {
         }
         return Databases(
             records: handles[0], blobs: handles[1], journal: handles[2], info: handles[3],
-            dependents: try opened("dependents"), blobLog: try opened("blob_log"), recordLog: try opened("record_log"))
+            dependents: try opened("dependents"), blobLog: try opened("blob_log"), recordLog: try opened("record_log"),
+            pointerTail: try opened("pointer_tail"))
     }
 
     /// Creates a database that a store from before it lacks (`dependents`, `blob_log`,
-    /// `record_log`). A disk too full for that one page must not keep the store from opening (reads
-    /// need none of them): it is then left out (derived puts are refused, blobs and records are
-    /// written under their digests) until the store is opened with room, and nothing is lost.
+    /// `record_log`, `pointer_tail`). A disk too full for that one page must not keep the store
+    /// from opening (reads need none of them): it is then left out (derived puts are refused,
+    /// blobs, records and pointers are written as before) until the store is opened with room, and
+    /// nothing is lost.
     private static func createDatabase(_ env: OpaquePointer, _ name: String) throws(OpenFailure) -> MDB_dbi? {
         var txn: OpaquePointer?
         var code = mdb_txn_begin(env, nil, 0, &txn)
@@ -373,7 +381,12 @@ final class BlobStore: @unchecked Sendable {
                     guard let txn else { return }
                     let result: Result
                     do {
-                        result = try body(LMDBTransaction(handle: txn))
+                        let transaction = LMDBTransaction(handle: txn, isWrite: true)
+                        // Before anything is written: the committed state, one transaction back.
+                        if let tail = databases.pointerTail {
+                            try databases.tailIndex.catchUp(transaction, tail: tail, snapshot: mdb_txn_id(txn) - 1)
+                        }
+                        result = try body(transaction)
                     } catch let StorageError.lmdb(_, code, _) where code == MDB_MAP_FULL {
                         mdb_txn_abort(txn)
                         outcome.code = code

@@ -5,6 +5,8 @@ import CLMDB
 /// Every buffer it hands out points into LMDB's map and dies with the transaction: copy out first.
 struct LMDBTransaction {
     let handle: OpaquePointer
+    /// A write transaction (see ``PointerTail``, which brings its index up to date differently).
+    var isWrite = false
 
     func get(_ database: MDB_dbi, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))

@@ -56,8 +56,22 @@ extension LMDBTransaction {
     /// The record of the entry at `digest`, or nil (no entry, a stale pointer, or a logged record
     /// in a log this process cannot see: it was created by another process after this one opened).
     func record(of digest: KeyDigest, _ databases: BlobStore.Databases) throws -> StoredRecord? {
+        if let tail = databases.pointerTail,
+            let found = try databases.tailIndex.firstMatch(of: digest, in: self, tail: tail, { number in
+                try loggedRecord(of: digest, number: number, databases)
+            })
+        {
+            return found
+        }
         guard let value = try digest.withBytes({ try get(databases.records, key: $0) }) else { return nil }
         return try resolve(value, digest: digest, databases)
+    }
+
+    /// The record logged under `number` when it is `digest`'s; nil otherwise.
+    func loggedRecord(of digest: KeyDigest, number: UInt64, _ databases: BlobStore.Databases) throws -> StoredRecord? {
+        guard let log = databases.recordLog, let logged = try BlobLocation.log(number).withKey({ try get(log, key: $0) })
+        else { return nil }
+        return StoredRecord(logged: logged, number: number, digest: digest)
     }
 
     /// The record a `records` value names.
@@ -66,9 +80,7 @@ extension LMDBTransaction {
     {
         let location = RecordLocation(recordsValue: value)
         guard case let .log(number) = location else { return StoredRecord(bytes: value, location: .inline) }
-        guard let log = databases.recordLog, let logged = try BlobLocation.log(number).withKey({ try get(log, key: $0) })
-        else { return nil }
-        return StoredRecord(logged: logged, number: number, digest: digest)
+        return try loggedRecord(of: digest, number: number, databases)
     }
 
     /// The record logged under `number` when it is `digest`'s, found with `cursor`, a cursor on
@@ -82,19 +94,25 @@ extension LMDBTransaction {
 
     /// Stores `record` as the entry at `digest`'s: in the record log under `number` when there is
     /// one (`appending`: the number is past every key there), followed by `followingBytes` when
-    /// the record says the entry's bytes follow it; else in `records`. Returns where.
+    /// the record says the entry's bytes follow it, its pointer appended to the pointer tail
+    /// `toTail` when there is one (see ``PointerTail``), else written into `records`; else in
+    /// `records`. Returns where, and whether the pointer went to the tail.
     @discardableResult
     func putRecord(
         _ record: [UInt8], of digest: KeyDigest, number: UInt64?, appending: Bool,
-        followedBy followingBytes: UnsafeRawBufferPointer? = nil, _ databases: BlobStore.Databases
-    ) throws -> RecordLocation {
+        followedBy followingBytes: UnsafeRawBufferPointer? = nil, toTail: Bool = false, _ databases: BlobStore.Databases
+    ) throws -> (location: RecordLocation, inTail: Bool) {
         guard let number, databases.recordLog != nil else {
             try replaceRecord(record, of: digest, at: .inline, databases)
-            return .inline
+            return (.inline, false)
         }
         try replaceRecord(record, of: digest, at: .log(number), followedBy: followingBytes, databases, appending: appending)
+        if toTail, let tail = databases.pointerTail {
+            try appendToTail(number, digest: digest, tail)
+            return (.log(number), true)
+        }
         try BlobLocation.log(number).withKey { pointer in try digest.withBytes { try put(databases.records, key: $0, value: pointer) } }
-        return .log(number)
+        return (.log(number), false)
     }
 
     /// Rewrites the entry at `digest`'s record where it is, leaving any pointer to it as it is; a
@@ -146,14 +164,29 @@ extension LMDBTransaction {
         try digest.withBytes { _ = try delete(databases.records, key: $0) }
     }
 
-    /// Walks every entry in digest order until `body` returns false: its digest and record.
-    /// Stale pointers are passed over; `records` values that are not records are passed on as
-    /// they are, for the caller to find unreadable.
+    /// Walks every entry until `body` returns false: its digest and record. Those whose pointers
+    /// are in the tail (see ``PointerTail``) come first, in the order they were logged; then those
+    /// of `records`, in digest order. Stale pointers are passed over; `records` values that are
+    /// not records are passed on as they are, for the caller to find unreadable.
     func forEachRecord(
         _ databases: BlobStore.Databases, _ body: (KeyDigest, StoredRecord) throws -> Bool
     ) throws {
+        // A digest whose record the tail names is taken from there, whatever `records` holds.
+        var fromTail = Set<KeyDigest>()
+        var stopped = false
+        if let tail = databases.pointerTail {
+            try forEach(tail) { key, value in
+                guard let number = BlobLocation.number(fromKey: key), let digest = KeyDigest(bytes: value),
+                    let record = try loggedRecord(of: digest, number: number, databases)
+                else { return true }
+                fromTail.insert(digest)
+                stopped = try !body(digest, record)
+                return !stopped
+            }
+        }
+        if stopped { return }
         try forEach(databases.records) { key, value in
-            guard let digest = KeyDigest(bytes: key) else { return true }
+            guard let digest = KeyDigest(bytes: key), !fromTail.contains(digest) else { return true }
             guard let record = try resolve(value, digest: digest, databases) else { return true }
             return try body(digest, record)
         }

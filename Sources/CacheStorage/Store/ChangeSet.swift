@@ -23,6 +23,11 @@ struct ChangeSet {
     private(set) var wroteToRecordLog = false
     /// Whether a put wrote an entry's bytes after its record (the same).
     private(set) var wroteBytesWithRecord = false
+    /// Whether a put appended its pointer to the pointer tail (the same).
+    private(set) var wroteToTail = false
+    /// The numbers this transaction's puts appended to the pointer tail, by digest: the tail's
+    /// index holds only what was committed (see ``PointerTail``).
+    private var ownTail: [KeyDigest: UInt64] = [:]
     /// For each digest whose last change here was a put, the record that put prepared (before its
     /// blob number was added) and that number: what ``IndexPrefill`` predicted.
     private(set) var putRecords: [KeyDigest: PutRecord] = [:]
@@ -45,10 +50,15 @@ struct ChangeSet {
     /// replay merges the items of one digest however many there are (see `journalItems(after:)`).
     private let mergesTouches: Bool
 
-    init(txn: LMDBTransaction, databases: BlobStore.Databases, mergesTouches: Bool = true) {
+    /// Whether puts append their pointers to the pointer tail (when the store has one) rather
+    /// than write them into `records` (see ``PointerTail``).
+    private let pointersToTail: Bool
+
+    init(txn: LMDBTransaction, databases: BlobStore.Databases, mergesTouches: Bool = true, pointersToTail: Bool = false) {
         self.txn = txn
         self.databases = databases
         self.mergesTouches = mergesTouches
+        self.pointersToTail = pointersToTail
     }
 
     mutating func apply(_ operation: WriteOperation) throws -> WriteOutcome {
@@ -105,7 +115,7 @@ struct ChangeSet {
     private mutating func put(_ entry: PreparedPut) throws {
         // The row the entry had in the index stays behind when the new record is stored at
         // another time (see `IndexRowKey`): the journal names it for the replay to delete.
-        let previous = try txn.record(of: entry.digest, databases)
+        let previous = try storedRecord(entry.digest)
         let previousRecord = previous?.bytes
         let previousRow = previousRecord.flatMap { IndexRowKey(record: $0, digest: entry.digest) }
         // Read before anything is written: LMDB's buffers die with the transaction's next write.
@@ -151,12 +161,16 @@ struct ChangeSet {
                 try entry.data.withUnsafeBytes { try txn.put(databases.blobs, key: key, value: $0) }
             }
         }
-        let location = try entry.data.withUnsafeBytes { data in
+        let (location, inTail) = try entry.data.withUnsafeBytes { data in
             try txn.putRecord(
                 record, of: entry.digest, number: number, appending: true,
-                followedBy: bytesFollow ? data : nil, databases)
+                followedBy: bytesFollow ? data : nil, toTail: pointersToTail, databases)
         }
         if location != .inline { wroteToRecordLog = true }
+        if inTail, let number {
+            ownTail[entry.digest] = number
+            wroteToTail = true
+        }
         // The old record, when logged under another number: the pointer now names the new one.
         if let previous = previous?.location, previous != location, previous != .inline {
             try txn.deleteRecord(of: entry.digest, at: previous, keepingPointer: true, databases)
@@ -168,7 +182,7 @@ struct ChangeSet {
 
     private mutating func update(key: String, attributes: EntryAttributes) throws -> Bool {
         let digest = KeyDigest(key: key)
-        guard let stored = try txn.record(of: digest, databases), var metadata = EntryRecord.decode(stored.bytes),
+        guard let stored = try storedRecord(digest), var metadata = EntryRecord.decode(stored.bytes),
             metadata.key == key
         else { return false }
         metadata.attributes = attributes
@@ -205,7 +219,7 @@ struct ChangeSet {
         let logged = try blobNumber.flatMap { number in
             try cursors.records.flatMap { try txn.loggedRecord(of: digest, number: number, cursor: $0) }
         }
-        let stored = try logged ?? txn.record(of: digest, databases)
+        let stored = try logged ?? storedRecord(digest)
         let record = stored?.bytes
         let row = record.flatMap { IndexRowKey(record: $0, digest: digest) }
         let blob = BlobLocation(record: record, digest: digest)
@@ -290,19 +304,29 @@ struct ChangeSet {
         return try bytes.withUnsafeBytes { try body($0) }
     }
 
+    /// The entry at `digest`'s record: logged by a put of this transaction, or as committed.
+    private func storedRecord(_ digest: KeyDigest) throws -> StoredRecord? {
+        if !ownTail.isEmpty, let number = ownTail[digest],
+            let record = try txn.loggedRecord(of: digest, number: number, databases)
+        {
+            return record
+        }
+        return try txn.record(of: digest, databases)
+    }
+
     private func storedMetadata(_ digest: KeyDigest) throws -> EntryMetadata? {
-        try txn.record(of: digest, databases).flatMap { EntryRecord.decode($0.bytes) }
+        try storedRecord(digest).flatMap { EntryRecord.decode($0.bytes) }
     }
 
     private func storedKey(_ digest: KeyDigest) throws -> String? {
-        let record = try txn.record(of: digest, databases)?.bytes
+        let record = try storedRecord(digest)?.bytes
         return record.flatMap(EntryRecord.key(in:)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A record that does not decode, a missing blob, or bytes that do not match the record.
     private func isDamaged(_ digest: KeyDigest) throws -> Bool {
         // Without a record, a blob left under the digest is.
-        guard let stored = try txn.record(of: digest, databases) else {
+        guard let stored = try storedRecord(digest) else {
             return try txn.blob(at: .digest(digest), databases) != nil
         }
         // A log blob this process cannot see (the log was created after it opened) is not damage.

@@ -45,6 +45,18 @@ public struct StoreConfiguration: Sendable {
     public var sharing: FileSharing = .owner
     /// Where the store reports recoveries and repairs.
     public var logger: Logger = Logger(label: "CacheStorage")
+    /// Pairs the pointer tail gathers before the writer merges them into `records` (see
+    /// ``PointerTail``): at 1,000,000 small entries a round of 65,536 rewrites each of the tree's
+    /// leaves about once, where writing each pointer with its put rewrote one leaf per put. Each
+    /// process that reads the store holds the tail's pairs in memory (about 2 MB at this size).
+    /// Lowered by tests, to merge often; 0 writes each pointer into `records` with its put, as a
+    /// store did before the tail (for tests of `records` itself).
+    var pointerMergeThreshold = 65_536
+    /// Pointers one transaction of the merge writes (see ``PointerMerge``): a 32nd of a round, so
+    /// a put waits for that at most, and the transaction's dirty pages, held in memory until it
+    /// commits, stay near 1 MB (an eighth held 4 MB, and peak memory rose by as much). Lowered by
+    /// tests, to merge in many slices.
+    var pointerMergeSlice = 2048
 
     /// Creates the default configuration.
     public init() {}

@@ -43,6 +43,8 @@ final class StoreCore: Sendable {
     private let evictionDue = Locked<(bytes: Int?, entries: Int?)?>(nil)
     /// Periodic durability's bookkeeping (see ``PeriodicFlushState``).
     private let flushState = Locked(PeriodicFlushState(last: ContinuousClock.now))
+    /// The writer's merge of the pointer tail into `records` (see ``PointerMerge``).
+    private let pointerMerge = Locked(PointerMerge())
 
     var logger: Logger { configuration.logger }
     var mirror: StoreMirror { StoreMirror(blobs: blobs, index: index, logger: logger) }
@@ -152,6 +154,27 @@ final class StoreCore: Sendable {
                 space.warnOnce("evict", "Eviction failed", error: error)
             }
         }
+        mergePointersIfDue()
+    }
+
+    /// Writes one slice of the pointer tail's merge, when one is due (see ``PointerMerge``). A
+    /// failure (a full disk) drops the round: the pointers stay in the tail, where they are found,
+    /// and a later round takes them.
+    private func mergePointersIfDue() {
+        guard !isReadOnly else { return }
+        pointerMerge.withLock { merge in
+            do {
+                try merge.step(
+                    blobs, threshold: configuration.pointerMergeThreshold, sliceSize: configuration.pointerMergeSlice)
+            } catch {
+                merge.abandon()
+                if let error = error as? StorageError, error.isOutOfSpace {
+                    space.pause(error)
+                } else {
+                    space.warnOnce("merge", "Could not merge the pointer tail; a later round will", error: error)
+                }
+            }
+        }
     }
 
     /// Commits many puts, updates and removals as one LMDB transaction, then mirrors and enforces limits.
@@ -183,12 +206,15 @@ final class StoreCore: Sendable {
                     var info = try txn.storeInfo(self.blobs.databases) ?? StoreInfo.fresh()
                     let headBefore = info.head
                     try txn.trimJournal(through: trimThrough, info: &info, self.blobs.databases)
-                    var changes = ChangeSet(txn: txn, databases: self.blobs.databases)
+                    var changes = ChangeSet(
+                        txn: txn, databases: self.blobs.databases,
+                        pointersToTail: self.configuration.pointerMergeThreshold > 0)
                     let outcomes = try items.map { try changes.apply($0.operation) }
                     // A version that cannot find blobs or records in the logs must not open the store.
                     if changes.wroteToBlobLog { info.format = max(info.format, StoreInfo.blobLogFormat) }
                     if changes.wroteToRecordLog { info.format = max(info.format, StoreInfo.recordLogFormat) }
                     if changes.wroteBytesWithRecord { info.format = max(info.format, StoreInfo.bytesWithRecordFormat) }
+                    if changes.wroteToTail { info.format = max(info.format, StoreInfo.pointerTailFormat) }
                     try txn.appendJournal(changes.touched, info: &info, self.blobs.databases)
                     try txn.writeStoreInfo(info, self.blobs.databases)
                     return (outcomes, changes.putRecords, JournalSpan(after: headBefore, through: info.head))
@@ -661,7 +687,10 @@ final class StoreCore: Sendable {
     private func removeEverything() throws {
         try blobs.write { txn in
             var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
+            // No number in use is given again: the tail's indexes in other processes have read them.
+            try txn.raiseNumberFloor(&info, blobs.databases)
             try txn.empty(blobs.databases.records)
+            if let tail = blobs.databases.pointerTail { try txn.empty(tail) }
             try txn.empty(blobs.databases.blobs)
             if let log = blobs.databases.blobLog { try txn.empty(log) }
             if let log = blobs.databases.recordLog { try txn.empty(log) }

@@ -9,7 +9,7 @@ import Foundation
 struct StoreInfo: Equatable {
     /// The newest on-disk layout this code reads and writes; a store with a higher number comes from
     /// a newer version.
-    static let currentFormat: UInt32 = numberFloorFormat
+    static let currentFormat: UInt32 = pointerTailFormat
     /// The layout with the blob log (see ``BlobLocation``): 1 had every blob under its digest, and a
     /// version that reads only that would take entries whose blobs are in the log for damaged.
     /// Written by the first commit that puts a blob in the log.
@@ -26,6 +26,9 @@ struct StoreInfo: Equatable {
     /// still naming that number for stale, would delete a live entry's. A new store has it; a
     /// store from before gets it from its first eviction that leaves pointers to sweep.
     static let numberFloorFormat: UInt32 = 5
+    /// The layout with the pointer tail (see ``PointerTail``): a version before it would find no
+    /// entry whose pointer is still there. Written by the first commit that appends to it.
+    static let pointerTailFormat: UInt32 = 6
 
     var storeID: [UInt8]
     var nextSequence: UInt64

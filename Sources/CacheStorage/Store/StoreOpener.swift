@@ -258,7 +258,7 @@ struct StoreOpener {
         return try blobs.write { txn in
             if let info = try txn.storeInfo(blobs.databases) { return info }
             // A store with records but no info is not one this code wrote.
-            if try txn.count(blobs.databases.records) > 0 {
+            if try txn.count(blobs.databases.records) > 0 || blobs.databases.pointerTail.map({ try txn.count($0) > 0 }) ?? false {
                 throw StorageError.lmdb(operation: "read store info", code: MDB_CORRUPTED, message: "records without store info")
             }
             let info = StoreInfo.fresh()

@@ -1,0 +1,144 @@
+import CLMDB
+
+/// This process's index of the pointer tail: the `pointer_tail` database's pairs of a logged
+/// record's number and its entry's digest, by digest.
+///
+/// A put logs its record under a new number (see ``RecordLocation``) and, instead of writing that
+/// number into `records` under the digest, appends the pair to `pointer_tail`, keyed by the
+/// number. `records` is keyed by a hash: each pointer written there rewrote a random leaf of a
+/// tree of about 8,000 leaves at 1,000,000 entries, one leaf per put. The tail is appended to in
+/// order, and the writer merges it into `records` in digest order once it holds
+/// ``PointerMerge/threshold`` pairs (``PointerMerge``), rewriting each leaf once for many pointers.
+///
+/// A lookup by digest reads the tail through this index, then `records`. Each number found is
+/// checked against the record log, whose values begin with their entry's digest, so a pair that
+/// is out of date (its record deleted or replaced since, or merged and pruned) reads as nothing
+/// and the lookup goes on. A digest has at most one live logged record, so whichever number
+/// checks out is the entry's.
+///
+/// The index is brought up to a read transaction's snapshot by reading the pairs appended since
+/// (numbers only grow: the tail's last key counts among the numbers in use, and pruning raises
+/// the store's number floor past what it pruned). A write transaction brings it up to date as it
+/// begins, before it writes anything: what it appends itself is not committed, and the numbers
+/// it takes would be given again if it were abandoned; the transaction finds its own pairs in
+/// its ``ChangeSet``. A snapshot older than the last pruning the index followed may need pairs it
+/// dropped: such a lookup reads its own snapshot's tail instead (rare: a read racing the end of a
+/// merge).
+///
+/// State is guarded by `lock` (`@unchecked Sendable` for that reason).
+final class PointerTail: @unchecked Sendable {
+    private let lock = ReadWriteLock()
+    /// The newest number under each digest's first 8 bytes. Keyed by those alone, half the
+    /// memory: two digests that share them (rare) keep one number here and one in `older`, and
+    /// the record log tells them apart like any pair out of date.
+    private var newest: [UInt64: UInt64] = [:]
+    /// The other numbers under digests' first 8 bytes: digests put more than once since the last
+    /// merge, or sharing them (rare).
+    private var older: [UInt64: [UInt64]] = [:]
+    /// The last key of the tail read into the index.
+    private var readThrough: UInt64 = 0
+    /// The tail's first key when the index last looked: pairs below it have been pruned.
+    private var firstKey: UInt64 = 0
+    /// The newest snapshot (LMDB transaction id) the index has been brought up to.
+    private var snapshot = 0
+    /// The snapshot at which pruned pairs were last dropped from the index.
+    private var prunedAt = 0
+
+    /// Pairs in the index, for tests and statistics.
+    var count: Int { lock.withReadLock { newest.count + older.values.reduce(0) { $0 + $1.count } } }
+
+    /// Brings the index up to `txn`'s snapshot, the committed state `snapshot` names.
+    func catchUp(_ txn: LMDBTransaction, tail: MDB_dbi, snapshot: Int) throws {
+        if lock.withReadLock({ snapshot <= self.snapshot }) { return }
+        try lock.withWriteLock {
+            guard snapshot > self.snapshot else { return }
+            let first = try txn.firstKey(tail).flatMap(BlobLocation.number(fromKey:)) ?? readThrough + 1
+            if first > firstKey {
+                firstKey = first
+                if newest.values.contains(where: { $0 < first }) || !older.isEmpty {
+                    // In place: the table keeps its capacity for the next round's pairs, where a
+                    // new one each round left the freed ones to the allocator (5 MB more peak
+                    // memory at 1,000,000 small entries).
+                    let kept = newest.filter { $0.value >= first }
+                    newest.removeAll(keepingCapacity: true)
+                    newest.merge(kept) { new, _ in new }
+                    older = older.compactMapValues { numbers in
+                        let kept = numbers.filter { $0 >= first }
+                        return kept.isEmpty ? nil : kept
+                    }
+                    prunedAt = snapshot
+                }
+            }
+            try BlobLocation.log(readThrough + 1).withKey { start in
+                try txn.forEach(tail, from: start) { key, value in
+                    guard let number = BlobLocation.number(fromKey: key), let digest = KeyDigest(bytes: value) else {
+                        return true
+                    }
+                    if let previous = newest.updateValue(number, forKey: digest.high) {
+                        older[digest.high, default: []].append(previous)
+                    }
+                    readThrough = max(readThrough, number)
+                    return true
+                }
+            }
+            self.snapshot = snapshot
+        }
+    }
+
+    /// The numbers the tail gives `digest` in `txn`'s snapshot, newest first, until `body` returns
+    /// a value. A read transaction brings the index up to its snapshot first; a write transaction
+    /// was brought up as it began (see the type's notes).
+    func firstMatch<Found>(
+        of digest: KeyDigest, in txn: LMDBTransaction, tail: MDB_dbi, _ body: (UInt64) throws -> Found?
+    ) throws -> Found? {
+        if !txn.isWrite {
+            let id = mdb_txn_id(txn.handle)
+            try catchUp(txn, tail: tail, snapshot: id)
+            if id < lock.withReadLock({ prunedAt }) { return try firstMatchInSnapshot(of: digest, in: txn, tail: tail, body) }
+        }
+        let (first, others) = lock.withReadLock { (newest[digest.high], older[digest.high]) }
+        guard let first else { return nil }
+        if let found = try body(first) { return found }
+        for number in (others ?? []).reversed() {
+            if let found = try body(number) { return found }
+        }
+        return nil
+    }
+
+    /// The same, from `txn`'s own tail: for a snapshot older than pairs the index dropped.
+    private func firstMatchInSnapshot<Found>(
+        of digest: KeyDigest, in txn: LMDBTransaction, tail: MDB_dbi, _ body: (UInt64) throws -> Found?
+    ) throws -> Found? {
+        var numbers: [UInt64] = []
+        try txn.forEach(tail) { key, value in
+            if KeyDigest(bytes: value) == digest, let number = BlobLocation.number(fromKey: key) { numbers.append(number) }
+            return true
+        }
+        for number in numbers.reversed() {
+            if let found = try body(number) { return found }
+        }
+        return nil
+    }
+}
+
+extension LMDBTransaction {
+    /// The first key in `database`, or nil when it is empty.
+    func firstKey(_ database: MDB_dbi) throws -> UnsafeRawBufferPointer? {
+        var cursor: OpaquePointer?
+        try LMDBError.check(mdb_cursor_open(handle, database, &cursor), "open a cursor")
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var value = MDB_val()
+        let code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+        if code == MDB_NOTFOUND { return nil }
+        try LMDBError.check(code, "find the first key")
+        return UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
+    }
+
+    /// Appends `number`'s pair to the pointer tail (the number is past every key there).
+    func appendToTail(_ number: UInt64, digest: KeyDigest, _ tail: MDB_dbi) throws {
+        try BlobLocation.log(number).withKey { key in
+            try digest.withBytes { try put(tail, key: key, value: $0, flags: UInt32(MDB_APPEND)) }
+        }
+    }
+}

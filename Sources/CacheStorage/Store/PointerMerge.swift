@@ -1,0 +1,90 @@
+import CLMDB
+
+/// Merges the pointer tail into `records` (see ``PointerTail``): the writer thread's, between
+/// batches.
+///
+/// A round begins once the tail holds `threshold` pairs. It reads them, sorts them by digest, and
+/// writes them into `records` in slices, one transaction after each batch, so a
+/// put waits for one slice at most; each slice rewrites a run of neighbouring leaves, once for
+/// many pointers. The last slice also prunes the round's pairs from the tail and raises the store's
+/// number floor past them, so that no number the tail's indexes have read is given again.
+///
+/// A slice writes a pointer only while the record log still holds the digest's record under that
+/// number: a put, removal or eviction since may have replaced or deleted it. A round cut short (a
+/// crash, a failed commit) leaves pointers that the next round writes again, which changes
+/// nothing, and pairs in the tail, which the next round takes.
+struct PointerMerge {
+    /// A number in the tail and the digest it was logged under, ordered by digest.
+    struct Pair: Comparable {
+        let digest: KeyDigest
+        let number: UInt64
+
+        static func < (lhs: Pair, rhs: Pair) -> Bool {
+            (lhs.digest, lhs.number) < (rhs.digest, rhs.number)
+        }
+    }
+
+    /// The round under way: its pairs sorted by digest, the last number it takes, and how many
+    /// pairs have been written.
+    private var pairs: [Pair] = []
+    private var through: UInt64 = 0
+    private var written = 0
+
+    /// Whether a round is under way.
+    var isUnderWay: Bool { !pairs.isEmpty }
+
+    /// Writes the next slice (`sliceSize` pointers, or a 32nd of the round if more) of the
+    /// round under way, or begins one when the tail holds at least `threshold` pairs.
+    mutating func step(_ blobs: BlobStore, threshold: Int, sliceSize: Int) throws {
+        guard let tail = blobs.databases.pointerTail else { return }
+        if pairs.isEmpty {
+            // Read into the array the last round used: its capacity is kept between rounds.
+            let begun = try blobs.read { txn -> Bool in
+                let count = try txn.count(tail)
+                guard count >= threshold else { return false }
+                pairs.reserveCapacity(count)
+                try txn.forEach(tail) { key, value in
+                    if let number = BlobLocation.number(fromKey: key), let digest = KeyDigest(bytes: value) {
+                        pairs.append(Pair(digest: digest, number: number))
+                    }
+                    return true
+                }
+                return true
+            }
+            guard begun, let last = pairs.last else { return }
+            through = last.number
+            pairs.sort()
+            written = 0
+        }
+        // At least a 32nd of the round: a round then takes 32 batches at most, so the tail cannot
+        // outgrow its merge however many puts a batch holds.
+        let size = max(1, sliceSize, (pairs.count + 31) / 32)
+        let slice = pairs[written..<min(written + size, pairs.count)]
+        let isLast = slice.endIndex == pairs.count
+        let through = through
+        try blobs.write { txn in
+            let databases = blobs.databases
+            for pair in slice where try txn.loggedRecord(of: pair.digest, number: pair.number, databases) != nil {
+                try BlobLocation.log(pair.number).withKey { pointer in
+                    try pair.digest.withBytes { try txn.put(databases.records, key: $0, value: pointer) }
+                }
+            }
+            guard isLast, let tail = databases.pointerTail else { return }
+            try LMDBCursor(txn, tail).deleteLeading { key in
+                guard let number = BlobLocation.number(fromKey: key), number <= through else { return nil }
+                return true
+            }
+            guard var info = try txn.storeInfo(databases) else { return }
+            info.numberFloor = max(info.numberFloor, through + 1)
+            info.format = max(info.format, StoreInfo.numberFloorFormat)
+            try txn.writeStoreInfo(info, databases)
+        }
+        written = slice.endIndex
+        if isLast { pairs.removeAll(keepingCapacity: true) }
+    }
+
+    /// Drops the round under way (after a failure: the next round takes its pairs again).
+    mutating func abandon() {
+        pairs.removeAll(keepingCapacity: true)
+    }
+}

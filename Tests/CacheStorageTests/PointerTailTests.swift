@@ -1,0 +1,256 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CacheStorage
+
+/// Puts append their pointers to the pointer tail instead of writing them into `records`, and the
+/// writer merges the tail into `records` in rounds (`PointerTail`, `PointerMerge`): every read must
+/// find every entry wherever its pointer is, in this process and in others, before, during and
+/// after a round, and a round must leave nothing behind.
+@Suite("Pointer tail")
+struct PointerTailTests {
+    static func key(_ number: Int) -> String { "https://cdn.example.com/tail/\(number).jpg" }
+    /// Small bytes follow their records; every fifth entry is larger, so its blob is in the blob log.
+    static func bytes(_ number: Int, generation: Int = 1) -> Data {
+        let size = number % 5 == 0 ? 20_000 : 1_000 + number % 3_000
+        return Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ number &+ generation &* 31) })
+    }
+
+    static func configuration(threshold: Int = 1 << 30, slice: Int = 8192) -> StoreConfiguration {
+        var configuration = TestStores.strict()
+        configuration.byteLimit = 1 << 40
+        configuration.pointerMergeThreshold = threshold
+        configuration.pointerMergeSlice = slice
+        return configuration
+    }
+
+    struct Counts: Equatable {
+        var records = 0
+        var tail = 0
+        var floor: UInt64 = 0
+        var format: UInt32 = 0
+    }
+
+    static func counts(_ store: PersistentStore) throws -> Counts {
+        let blobs = store.core.blobs
+        let databases = blobs.databases
+        return try blobs.read { txn in
+            let info = try txn.storeInfo(databases)
+            return Counts(
+                records: try txn.count(databases.records), tail: try txn.count(try #require(databases.pointerTail)),
+                floor: info?.numberFloor ?? 0, format: info?.format ?? 0)
+        }
+    }
+
+    static func put(_ store: PersistentStore, _ numbers: Range<Int>, generation: Int = 1) async throws {
+        try await store.put(
+            numbers.map { NewEntry(key: key($0), data: bytes($0, generation: generation), attributes: EntryAttributes()) })
+    }
+
+    static func expectAll(_ store: PersistentStore, _ expected: [Int: Int], _ context: String) throws {
+        for (number, generation) in expected {
+            let hit = try store.get(key(number))
+            #expect(hit?.data == bytes(number, generation: generation), "\(context): entry \(number)")
+        }
+    }
+
+    @Test("puts append their pointers to the tail, not to records, and reads find every entry, before and after reopening")
+    func pointersInTail() async throws {
+        let folder = TemporaryDirectory("tail")
+        var store = try PersistentStore(directory: folder.url, configuration: Self.configuration())
+        for start in stride(from: 0, to: 300, by: 50) { try await Self.put(store, start..<start + 50) }
+        let counts = try Self.counts(store)
+        #expect(counts.records == 0)
+        #expect(counts.tail == 300)
+        #expect(counts.format == StoreInfo.pointerTailFormat)
+        let expected = Dictionary(uniqueKeysWithValues: (0..<300).map { ($0, 1) })
+        try Self.expectAll(store, expected, "open")
+        store.close()
+        store = try PersistentStore(directory: folder.url, configuration: Self.configuration())
+        defer { store.close() }
+        try Self.expectAll(store, expected, "reopened")
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("a round merges the tail into records in slices and prunes it, raising the number floor; every entry reads throughout")
+    func roundMergesAndPrunes() async throws {
+        let folder = TemporaryDirectory("tail")
+        let store = try PersistentStore(directory: folder.url, configuration: Self.configuration(threshold: 100, slice: 30))
+        defer { store.close() }
+        var expected: [Int: Int] = [:]
+        var floors: Set<UInt64> = []
+        for start in stride(from: 0, to: 500, by: 20) {
+            try await Self.put(store, start..<start + 20)
+            for number in start..<start + 20 { expected[number] = 1 }
+            try Self.expectAll(store, expected, "after the batch from \(start)")
+            let counts = try Self.counts(store)
+            floors.insert(counts.floor)
+            // A round takes 100 pairs or more, in slices of 30 or more, one after each batch.
+            #expect(counts.tail < 100 + 5 * 20, "the tail grew past a round: \(counts.tail)")
+        }
+        let counts = try Self.counts(store)
+        #expect(counts.records >= 300, "rounds left \(counts.records) pointers in records")
+        // Each round's last slice raised the floor past the pairs it pruned.
+        #expect(floors.count >= 3, "\(floors)")
+        let blobs = store.core.blobs
+        let last = try blobs.read { txn in
+            try txn.lastKey(try #require(blobs.databases.recordLog)).flatMap(BlobLocation.number(fromKey:))
+        }
+        #expect(counts.floor <= (last ?? 0) + 1)
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("replacements, updates and removals of entries whose pointers are in the tail, then a round across them, leave each entry as its last write did")
+    func changesInTailThenRound() async throws {
+        let folder = TemporaryDirectory("tail")
+        var store = try PersistentStore(directory: folder.url, configuration: Self.configuration())
+        try await Self.put(store, 0..<100)
+        // Twice within the tail, one of them twice in one batch.
+        try await Self.put(store, 0..<20, generation: 2)
+        try await store.put([
+            NewEntry(key: Self.key(30), data: Self.bytes(30, generation: 3), attributes: EntryAttributes()),
+            NewEntry(key: Self.key(30), data: Self.bytes(30, generation: 4), attributes: EntryAttributes()),
+        ])
+        #expect(try await store.remove((40..<60).map(Self.key)).entries == 20)
+        var attributes = EntryAttributes()
+        attributes.contentType = "image/x-updated"
+        #expect(try await store.updateAttributes(for: Self.key(70), to: attributes))
+        var expected = Dictionary(uniqueKeysWithValues: (0..<100).map { ($0, $0 < 20 ? 2 : 1) })
+        expected[30] = 4
+        for number in 40..<60 { expected[number] = nil }
+        func check(_ store: PersistentStore, _ context: String) async throws {
+            try Self.expectAll(store, expected, context)
+            for number in 40..<60 { #expect(try store.get(Self.key(number)) == nil, "\(context): removed \(number) reads") }
+            #expect(try store.metadata(for: Self.key(70))?.attributes.contentType == "image/x-updated", "\(context)")
+            #expect(try store.entries().count == expected.count, "\(context)")
+            let report = try await store.verify()
+            #expect(report.isClean, "\(context): \(report.problems)")
+        }
+        try await check(store, "in the tail")
+        // Reopened with a round due at the next batch: it merges the tail in slices of 7.
+        store.close()
+        store = try PersistentStore(directory: folder.url, configuration: Self.configuration(threshold: 50, slice: 7))
+        defer { store.close() }
+        for number in 100..<120 {
+            try await Self.put(store, number..<number + 1)
+            expected[number] = 1
+        }
+        try await store.flush()
+        let counts = try Self.counts(store)
+        #expect(counts.records >= 80, "no round ran: \(counts)")
+        #expect(counts.tail < 50)
+        try await check(store, "merged")
+    }
+
+    @Test("a store from before the tail keeps its pointers in records; new puts go to the tail, and a round merges them beside the old")
+    func storeFromBeforeTheTail() async throws {
+        let folder = TemporaryDirectory("tail")
+        try OlderFormats.makeStore(in: folder.url, format: 2, entries: (0..<10).map { (Self.key($0), Self.bytes($0)) })
+        var store = try PersistentStore(directory: folder.url, configuration: Self.configuration())
+        #expect(try Self.counts(store).records == 10)
+        try await Self.put(store, 0..<5, generation: 2)
+        try await Self.put(store, 10..<15)
+        var expected = Dictionary(uniqueKeysWithValues: (0..<15).map { ($0, $0 < 5 ? 2 : 1) })
+        let counts = try Self.counts(store)
+        #expect(counts.tail == 10)
+        #expect(counts.format == StoreInfo.pointerTailFormat)
+        try Self.expectAll(store, expected, "tail beside records")
+        #expect(try store.entries().count == 15)
+        var report = try await store.verify()
+        #expect(report.isClean, "\(report.problems)")
+        store.close()
+        store = try PersistentStore(directory: folder.url, configuration: Self.configuration(threshold: 1))
+        defer { store.close() }
+        try await Self.put(store, 15..<16)
+        expected[15] = 1
+        // The merge runs after the batch's puts return: a flush, queued after, waits for it.
+        try await store.flush()
+        #expect(try Self.counts(store).tail == 0)
+        try Self.expectAll(store, expected, "merged")
+        report = try await store.verify()
+        #expect(report.isClean, "\(report.problems)")
+    }
+
+    @Test("a snapshot older than a round's pruning still finds the entries the round moved into records")
+    func snapshotOlderThanPruning() async throws {
+        let folder = TemporaryDirectory("tail")
+        let store = try PersistentStore(directory: folder.url, configuration: Self.configuration())
+        defer { store.close() }
+        try await Self.put(store, 0..<60)
+        let blobs = store.core.blobs
+        let digests = (0..<60).map { KeyDigest(key: Self.key($0)) }
+        let tail = try #require(blobs.databases.pointerTail)
+        func found(_ txn: LMDBTransaction) throws -> Int {
+            try digests.filter { try txn.record(of: $0, blobs.databases) != nil }.count
+        }
+        let outcome = try blobs.read { old -> (before: Int, tailAfter: Int, newFound: Int, oldRecords: Int, oldFound: Int, merging: Bool) in
+            let before = try found(old)
+            // A whole round in one slice, committed while `old` is open.
+            var merge = PointerMerge()
+            try merge.step(blobs, threshold: 1, sliceSize: 1_000)
+            // A newer snapshot brings the index up to the pruning, which drops the pairs.
+            let newer = try blobs.read { new in (try new.count(tail), try found(new)) }
+            // The old snapshot has neither the pointers in records nor the index's pairs.
+            return (before, newer.0, newer.1, try old.count(blobs.databases.records), try found(old), merge.isUnderWay)
+        }
+        #expect(outcome.before == 60)
+        #expect(!outcome.merging)
+        #expect(outcome.tailAfter == 0)
+        #expect(outcome.newFound == 60)
+        #expect(blobs.databases.tailIndex.count == 0)
+        #expect(outcome.oldRecords == 0)
+        #expect(outcome.oldFound == 60)
+    }
+
+    @Test("a process merging the tail while a writer and a reader in other processes use it: every acknowledged put reads back, no errors")
+    func roundsBesideOtherProcesses() async throws {
+        let folder = TemporaryDirectory("tail-multi")
+        let store = try PersistentStore(directory: folder.url, configuration: Self.configuration(threshold: 64, slice: 64))
+        let environment = ["STORAGE_WORKER_NO_LIMIT": "1", "STORAGE_WORKER_STRICT": "1"]
+        let writer = try await WorkerProcess(role: "writer", directory: folder.url, seconds: 4, seed: 1, environment: environment)
+        let reader = try await WorkerProcess(role: "reader", directory: folder.url, seconds: 4, seed: 2, environment: environment)
+        // Each of this process's puts runs its writer, which merges the pairs the other appends:
+        // for as long as the other processes run, and until at least one round has finished.
+        let deadline = ContinuousClock.now + .seconds(4)
+        var number = 0
+        while try ContinuousClock.now < deadline || Self.counts(store).floor == 0 {
+            let key = TestPayload.key(prefix: "merger", number: number, length: 1_500)
+            try await store.put(
+                NewEntry(
+                    key: key, data: try #require(TestPayload.bytes(for: key, generation: 1)),
+                    attributes: EntryAttributes(etag: TestPayload.etag(generation: 1))))
+            number += 1
+            try #require(number < 100_000, "no round finished")
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let written = await writer.finish()
+        let read = await reader.finish()
+        #expect(written.status == 0, "writer: \(written.output) \(written.errors)")
+        #expect(read.status == 0, "reader: \(read.output) \(read.errors)")
+        #expect(!read.output.contains(" hits=0 "), "the reader never found an entry")
+        let acknowledged = CrashTests.acknowledged(written.output)
+        #expect(!acknowledged.isEmpty)
+        // This process's index followed the other's appends and its own prunings.
+        for (key, generation) in acknowledged {
+            let hit = try #require(try store.get(key), "acknowledged \(key) unreadable")
+            #expect(TestPayload.generation(fromETag: hit.metadata.attributes.etag) == generation, "\(key)")
+            #expect(TestPayload.matches(hit.data, key: key, etag: hit.metadata.attributes.etag), "\(key)")
+        }
+        let counts = try Self.counts(store)
+        #expect(counts.floor > 0, "no round finished: \(counts)")
+        #expect(counts.records > 0, "no round wrote a pointer: \(counts)")
+        store.close()
+        try await CrashTests.checkInvariants(folder.url, cycle: 0)
+    }
+}
+
+extension StoreConfiguration {
+    /// Strict, each put writing its pointer into `records` (no pointer tail): for the tests of
+    /// `records` itself, of the logs, and of the formats before the tail.
+    static var strictWithPointersInRecords: StoreConfiguration {
+        var configuration = TestStores.strict()
+        configuration.pointerMergeThreshold = 0
+        return configuration
+    }
+}
