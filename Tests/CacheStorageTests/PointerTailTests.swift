@@ -128,6 +128,8 @@ struct PointerTailTests {
             #expect(report.isClean, "\(context): \(report.problems)")
         }
         try await check(store, "in the tail")
+        // Only live records keep their pairs: replaced and removed ones took theirs with them.
+        #expect(try Self.counts(store).tail == 80)
         // Reopened with a round due at the next batch: it merges the tail in slices of 7.
         store.close()
         store = try PersistentStore(directory: folder.url, configuration: Self.configuration(threshold: 50, slice: 7))

@@ -28,6 +28,8 @@ struct ChangeSet {
     /// The numbers this transaction's puts appended to the pointer tail, by digest: the tail's
     /// index holds only what was committed (see ``PointerTail``).
     private var ownTail: [KeyDigest: UInt64] = [:]
+    /// The pointer tail's first key, read at the first deletion of a logged record (see `dropTailPair`).
+    private var tailFirst: UInt64?
     /// For each digest whose last change here was a put, the record that put prepared (before its
     /// blob number was added) and that number: what ``IndexPrefill`` predicted.
     private(set) var putRecords: [KeyDigest: PutRecord] = [:]
@@ -105,6 +107,7 @@ struct ChangeSet {
             for number in numbers {
                 try txn.deleteBlob(at: .log(number), databases)
                 try txn.deleteOrphanedLogRecord(number, databases)
+                try dropTailPair(number)
             }
             return .removed(entries: 0, bytes: 0)
         case .removeAll, .evict, .flush, .rebuildIndex, .compact:
@@ -174,6 +177,7 @@ struct ChangeSet {
         // The old record, when logged under another number: the pointer now names the new one.
         if let previous = previous?.location, previous != location, previous != .inline {
             try txn.deleteRecord(of: entry.digest, at: previous, keepingPointer: true, databases)
+            if case let .log(number) = previous { try dropTailPair(number) }
         }
         if let previousBlob, previousBlob != blob { try txn.deleteBlob(at: previousBlob, databases) }
         touch(entry.digest, leaving: previousRow == newRow ? nil : previousRow)
@@ -231,6 +235,7 @@ struct ChangeSet {
             if keepingPointer, case let .log(number) = stored.location { kept = LeftPointer(digest: digest, number: number) }
             try txn.deleteRecord(
                 of: digest, at: stored.location, keepingPointer: kept != nil, logCursor: cursors.records, databases)
+            if case let .log(number) = stored.location { try dropTailPair(number) }
             if let kept { keptPointers.append(kept) }
         } else {
             // Nothing, or a stale pointer: that goes, and is not an entry.
@@ -302,6 +307,24 @@ struct ChangeSet {
     ) rethrows -> Result {
         let bytes = source.bytes + dependent.bytes
         return try bytes.withUnsafeBytes { try body($0) }
+    }
+
+    /// Deletes the pointer tail's pair for `number`, whose logged record this transaction has
+    /// deleted: a pair in the tail always names a live record, so the merge writes the pairs it
+    /// finds there without reading the record log (see ``PointerMerge``). Numbers below the
+    /// tail's first key (an eviction's victims, the oldest entries) have none to look for.
+    private mutating func dropTailPair(_ number: UInt64) throws {
+        guard let tail = databases.pointerTail else { return }
+        let first: UInt64
+        if let tailFirst {
+            first = tailFirst
+        } else {
+            // An empty tail: this transaction's own puts may append to it, from any number.
+            first = try txn.firstKey(tail).flatMap(BlobLocation.number(fromKey:)) ?? 0
+            tailFirst = first
+        }
+        guard number >= first else { return }
+        _ = try BlobLocation.log(number).withKey { try txn.delete(tail, key: $0) }
     }
 
     /// The entry at `digest`'s record: logged by a put of this transaction, or as committed.
