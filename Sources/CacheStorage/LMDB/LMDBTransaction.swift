@@ -54,14 +54,25 @@ struct LMDBTransaction {
 
     /// The last key in `database`, or nil when it is empty.
     func lastKey(_ database: MDB_dbi) throws -> UnsafeRawBufferPointer? {
+        try endKey(database, MDB_LAST, "find the last key")
+    }
+
+    /// The first key in `database`, or nil when it is empty.
+    func firstKey(_ database: MDB_dbi) throws -> UnsafeRawBufferPointer? {
+        try endKey(database, MDB_FIRST, "find the first key")
+    }
+
+    private func endKey(_ database: MDB_dbi, _ operation: MDB_cursor_op, _ description: String) throws
+        -> UnsafeRawBufferPointer?
+    {
         var cursor: OpaquePointer?
         try LMDBError.check(mdb_cursor_open(handle, database, &cursor), "open a cursor")
         defer { mdb_cursor_close(cursor) }
         var key = MDB_val()
         var value = MDB_val()
-        let code = mdb_cursor_get(cursor, &key, &value, MDB_LAST)
+        let code = mdb_cursor_get(cursor, &key, &value, operation)
         if code == MDB_NOTFOUND { return nil }
-        try LMDBError.check(code, "find the last key")
+        try LMDBError.check(code, description)
         return UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
     }
 

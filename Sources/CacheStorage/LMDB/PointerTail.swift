@@ -122,19 +122,6 @@ final class PointerTail: @unchecked Sendable {
 }
 
 extension LMDBTransaction {
-    /// The first key in `database`, or nil when it is empty.
-    func firstKey(_ database: MDB_dbi) throws -> UnsafeRawBufferPointer? {
-        var cursor: OpaquePointer?
-        try LMDBError.check(mdb_cursor_open(handle, database, &cursor), "open a cursor")
-        defer { mdb_cursor_close(cursor) }
-        var key = MDB_val()
-        var value = MDB_val()
-        let code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
-        if code == MDB_NOTFOUND { return nil }
-        try LMDBError.check(code, "find the first key")
-        return UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
-    }
-
     /// Appends `number`'s pair to the pointer tail (the number is past every key there).
     func appendToTail(_ number: UInt64, digest: KeyDigest, _ tail: MDB_dbi) throws {
         try BlobLocation.log(number).withKey { key in
