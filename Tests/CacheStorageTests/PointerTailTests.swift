@@ -174,6 +174,52 @@ struct PointerTailTests {
         #expect(report.isClean, "\(report.problems)")
     }
 
+    @Test("the newest entry removed, its number is not given to the next put, which every index then finds")
+    func removedNewestKeepsItsNumber() async throws {
+        let folder = TemporaryDirectory("tail")
+        let store = try PersistentStore(directory: folder.url, configuration: Self.configuration())
+        defer { store.close() }
+        for round in 0..<20 {
+            let newest = 1_000 + 2 * round
+            try await Self.put(store, newest..<newest + 1)
+            // Read: this process's index has now read the newest pair.
+            #expect(try store.get(Self.key(newest))?.data == Self.bytes(newest))
+            #expect(try await store.remove(Self.key(newest)))
+            try await Self.put(store, newest + 1..<newest + 2)
+            #expect(try store.get(Self.key(newest + 1))?.data == Self.bytes(newest + 1), "round \(round)")
+        }
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("an original replaced by new bytes in a later opening takes its old variant with it, and the new variant stays")
+    func replacedOriginalWithVariant() async throws {
+        let folder = TemporaryDirectory("tail")
+        let original = "https://cdn.example.com/tail/original.png"
+        let variant = "https://cdn.example.com/tail/original.png#thumb"
+        func put(_ store: PersistentStore, generation: Int) async throws {
+            let bytes = Self.bytes(7, generation: generation)
+            try await store.put(NewEntry(key: original, data: bytes))
+            try await store.put(
+                NewEntry(key: variant, data: Self.bytes(8, generation: generation), source: EntrySource(key: original, bytes: bytes)))
+        }
+        var store = try PersistentStore(directory: folder.url, configuration: Self.configuration())
+        try await put(store, generation: 1)
+        store.close()
+        store = try PersistentStore(directory: folder.url, configuration: Self.configuration())
+        var attributes = EntryAttributes()
+        attributes.etag = "\"2\""
+        #expect(try await store.updateAttributes(for: original, to: attributes))
+        store.close()
+        store = try PersistentStore(directory: folder.url, configuration: Self.configuration())
+        defer { store.close() }
+        try await put(store, generation: 2)
+        try await store.flush()
+        #expect(try store.get(original)?.data == Self.bytes(7, generation: 2))
+        #expect(try store.get(variant)?.data == Self.bytes(8, generation: 2))
+        #expect(try store.entries(matching: EntryQuery(isDerived: true)).count == 1)
+        #expect(try await store.verify().isClean)
+    }
+
     @Test("a snapshot older than a round's pruning still finds the entries the round moved into records")
     func snapshotOlderThanPruning() async throws {
         let folder = TemporaryDirectory("tail")
@@ -203,6 +249,36 @@ struct PointerTailTests {
         #expect(blobs.databases.tailIndex.count == 0)
         #expect(outcome.oldRecords == 0)
         #expect(outcome.oldFound == 60)
+    }
+
+    @Test("a writer merging the tail in rounds of 24 pairs, 8 a transaction, killed at random moments, loses no acknowledged put and leaves a store that verifies (40 kills)")
+    func killedInsideRounds() async throws {
+        let folder = TemporaryDirectory("tail-crash")
+        var random = SystemRandomNumberGenerator()
+        var acknowledged: [String: UInt64] = [:]
+        var floors: Set<UInt64> = []
+        let environment = ["STORAGE_WORKER_STRICT": "1", "STORAGE_WORKER_NO_LIMIT": "1", "STORAGE_WORKER_MERGE": "24,8"]
+        for cycle in 0..<40 {
+            let worker = try await WorkerProcess(
+                role: "writer", directory: folder.url, seed: UInt64(cycle + 1), environment: environment)
+            #expect(await worker.waitUntilReady(), "cycle \(cycle): worker did not start")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
+            await worker.kill()
+            acknowledged.merge(CrashTests.acknowledged(worker.output)) { max($0, $1) }
+            // Reopened with `.throwError`, verified, nothing quarantined.
+            let present = try await CrashTests.checkInvariants(folder.url, cycle: cycle)
+            for (key, generation) in acknowledged {
+                let found = try #require(present[key], "cycle \(cycle): acknowledged \(key) (g\(generation)) is gone")
+                #expect(found >= generation, "cycle \(cycle): \(key) went back from g\(generation) to g\(found)")
+            }
+            let store = try PersistentStore(directory: folder.url, configuration: CrashTests.strictConfiguration())
+            floors.insert(try Self.counts(store).floor)
+            store.close()
+        }
+        print("killed inside rounds: 40 kills, \(acknowledged.count) keys checked after every kill, \(floors.count) floors")
+        #expect(acknowledged.count > 100, "the writers acknowledged too little for the test to prove anything")
+        // Rounds finished between kills (each raised the floor), others were cut short.
+        #expect(floors.count > 5, "\(floors.count) distinct floors")
     }
 
     @Test("a process merging the tail while a writer and a reader in other processes use it: every acknowledged put reads back, no errors")

@@ -30,6 +30,9 @@ struct ChangeSet {
     private var ownTail: [KeyDigest: UInt64] = [:]
     /// The pointer tail's first key, read at the first deletion of a logged record (see `dropTailPair`).
     private var tailFirst: UInt64?
+    /// The highest number whose pair this change set deleted from the tail (see
+    /// `keepNumbersOfDroppedPairs`).
+    private var highestDroppedTailNumber: UInt64?
     /// For each digest whose last change here was a put, the record that put prepared (before its
     /// blob number was added) and that number: what ``IndexPrefill`` predicted.
     private(set) var putRecords: [KeyDigest: PutRecord] = [:]
@@ -323,8 +326,19 @@ struct ChangeSet {
             first = try txn.firstKey(tail).flatMap(BlobLocation.number(fromKey:)) ?? 0
             tailFirst = first
         }
-        guard number >= first else { return }
-        _ = try BlobLocation.log(number).withKey { try txn.delete(tail, key: $0) }
+        guard number >= first, try BlobLocation.log(number).withKey({ try txn.delete(tail, key: $0) }) else { return }
+        highestDroppedTailNumber = max(highestDroppedTailNumber ?? 0, number)
+    }
+
+    /// Raises `info`'s number floor past every pair this change set deleted from the pointer tail,
+    /// for the transaction to write: a number the tail held is never given again, because the
+    /// tail's indexes read only the pairs past the last number they have read (see
+    /// ``PointerTail``). Without it, removing the newest entry gave its number to the next put,
+    /// which no index that had read the removed pair ever found.
+    func keepNumbersOfDroppedPairs(_ info: inout StoreInfo) {
+        guard let highestDroppedTailNumber else { return }
+        info.numberFloor = max(info.numberFloor, highestDroppedTailNumber + 1)
+        info.format = max(info.format, StoreInfo.numberFloorFormat)
     }
 
     /// The entry at `digest`'s record: logged by a put of this transaction, or as committed.
@@ -366,7 +380,10 @@ struct ChangeSet {
     /// The next blob log number: the first the logs leave free (see ``BlobLocation``), then
     /// counting within the transaction.
     private mutating func takeBlobNumber() throws -> UInt64 {
-        let number = try nextBlobNumber ?? txn.firstFreeBlobNumber(databases) ?? 1
+        // Past any pair this transaction already deleted from the tail: the store's floor says so
+        // only once the transaction writes it (see `keepNumbersOfDroppedPairs`).
+        let number = try nextBlobNumber
+            ?? max(txn.firstFreeBlobNumber(databases) ?? 1, highestDroppedTailNumber.map { $0 + 1 } ?? 0)
         nextBlobNumber = number + 1
         return number
     }

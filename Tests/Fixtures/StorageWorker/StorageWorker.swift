@@ -1,4 +1,4 @@
-import CacheStorage
+@testable import CacheStorage
 import Foundation
 import Logging
 import TestSupport
@@ -37,6 +37,12 @@ struct StorageWorker {
         // STORAGE_WORKER_DURABILITY=eachCommit|full|periodic-ms:N (the power-loss recordings).
         if let durability = environment["STORAGE_WORKER_DURABILITY"].flatMap(Self.durability) {
             configuration.durability = durability
+        }
+        // STORAGE_WORKER_MERGE=THRESHOLD,SLICE: the pointer tail merged in rounds of THRESHOLD
+        // pairs, SLICE a transaction (the crash tests kill writers inside rounds).
+        if let merge = environment["STORAGE_WORKER_MERGE"]?.split(separator: ",").compactMap({ Int($0) }), merge.count == 2 {
+            configuration.pointerMergeThreshold = merge[0]
+            configuration.pointerMergeSlice = merge[1]
         }
         // STORAGE_WORKER_BATCHES=N: a writer stops after N batches; STORAGE_WORKER_PAUSE_MS=N
         // sleeps between them, so periodic flushes fall between commits.
