@@ -8,7 +8,8 @@ import CLMDB
 /// number. `records` is keyed by a hash: each pointer written there rewrote a random leaf of a
 /// tree of about 8,000 leaves at 1,000,000 entries, one leaf per put. The tail is appended to in
 /// order, and the writer merges it into `records` in digest order once it holds
-/// ``PointerMerge/threshold`` pairs (``PointerMerge``), rewriting each leaf once for many pointers.
+/// `StoreConfiguration.pointerMergeThreshold` pairs (``PointerMerge``), rewriting each leaf once
+/// for many pointers.
 ///
 /// A lookup by digest reads the tail through this index, then `records`. Each number found is
 /// checked against the record log, whose values begin with their entry's digest, so a pair that
@@ -17,8 +18,8 @@ import CLMDB
 /// checks out is the entry's.
 ///
 /// The index is brought up to a read transaction's snapshot by reading the pairs appended since
-/// (numbers only grow: the tail's last key counts among the numbers in use, and pruning raises
-/// the store's number floor past what it pruned). A write transaction brings it up to date as it
+/// (numbers only grow: the tail's last key counts among the numbers in use, and whatever deletes
+/// pairs raises the store's number floor past them). A write transaction brings it up to date as it
 /// begins, before it writes anything: what it appends itself is not committed, and the numbers
 /// it takes would be given again if it were abandoned; the transaction finds its own pairs in
 /// its ``ChangeSet``. A snapshot older than the last pruning the index followed may need pairs it
@@ -91,18 +92,43 @@ final class PointerTail: @unchecked Sendable {
     func firstMatch<Found>(
         of digest: KeyDigest, in txn: LMDBTransaction, tail: MDB_dbi, _ body: (UInt64) throws -> Found?
     ) throws -> Found? {
-        if !txn.isWrite {
-            let id = mdb_txn_id(txn.handle)
+        // One look under the lock on a read's usual path: the index is current, the snapshot not
+        // older than a pruning it followed.
+        let id = txn.isWrite ? nil : mdb_txn_id(txn.handle)
+        var look = self.look(digest, snapshot: id)
+        if case .behind = look, let id {
             try catchUp(txn, tail: tail, snapshot: id)
-            if id < lock.withReadLock({ prunedAt }) { return try firstMatchInSnapshot(of: digest, in: txn, tail: tail, body) }
+            look = self.look(digest, snapshot: id)
         }
-        let (first, others) = lock.withReadLock { (newest[digest.high], older[digest.high]) }
+        guard case let .numbers(first, others) = look else {
+            return try firstMatchInSnapshot(of: digest, in: txn, tail: tail, body)
+        }
         guard let first else { return nil }
         if let found = try body(first) { return found }
         for number in (others ?? []).reversed() {
             if let found = try body(number) { return found }
         }
         return nil
+    }
+
+    private enum Look {
+        /// The index has not read the pairs of this snapshot yet.
+        case behind
+        /// The snapshot is older than pairs the index dropped.
+        case pruned
+        case numbers(UInt64?, [UInt64]?)
+    }
+
+    /// `digest`'s numbers, when the index serves `snapshot` (nil: a write transaction's, brought
+    /// up as it began).
+    private func look(_ digest: KeyDigest, snapshot: Int?) -> Look {
+        lock.withReadLock {
+            if let snapshot {
+                if snapshot > self.snapshot { return .behind }
+                if snapshot < prunedAt { return .pruned }
+            }
+            return .numbers(newest[digest.high], older[digest.high])
+        }
     }
 
     /// The same, from `txn`'s own tail: for a snapshot older than pairs the index dropped.
