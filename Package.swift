@@ -15,6 +15,9 @@ let package = Package(
         .executable(name: "cachectl", targets: ["cachectl"]),
         .executable(name: "imagecache-demo", targets: ["imagecache-demo"]),
         .executable(name: "http-cache-conformance", targets: ["http-cache-conformance"]),
+        // Where untrusted images are decoded on Linux (ImageDecoding's DecodeIsolation): ship it
+        // beside the app's executable.
+        .executable(name: "imagecache-decode-worker", targets: ["imagecache-decode-worker"]),
         .executable(name: "fuzz-image-validator", targets: ["fuzz-image-validator"]),
         .executable(name: "fuzz-http-headers", targets: ["fuzz-http-headers"]),
         .executable(name: "fuzz-entry-record", targets: ["fuzz-entry-record"]),
@@ -80,8 +83,17 @@ let package = Package(
         // Apple platforms, thumbnails shrunk while they load. Knows nothing about HTTP or storage.
         .target(
             name: "ImageDecoding",
-            dependencies: ["ImageFormats", .target(name: "CVips", condition: .when(platforms: [.linux]))]
+            dependencies: [
+                "ImageFormats",
+                .target(name: "CVips", condition: .when(platforms: [.linux])),
+                .target(name: "CLinuxSpawn", condition: .when(platforms: [.linux])),
+            ]
         ),
+        // glibc's posix_spawn extension that closes inherited descriptors, for starting decode workers.
+        .systemLibrary(name: "CLinuxSpawn"),
+        // A decode worker process: what ImageDecoding starts to decode untrusted bytes on Linux, so
+        // that a fault in a decoding library ends the worker, not the app.
+        .executableTarget(name: "imagecache-decode-worker", dependencies: ["ImageDecoding"]),
         // A private HTTP cache (RFC 9111) for any response: the rule book, the engine over a
         // PersistentStore and a memory tier, the transport seam and its URLSession transport.
         // Knows nothing about images.

@@ -37,12 +37,15 @@ package final class DecodingQueue: Sendable {
 
 extension ImageDecoder {
     /// ``decode(_:processing:maxPixelCount:)`` on the ``DecodingQueue``: what an `async` caller uses,
-    /// so a long decode never holds a thread of Swift's cooperative pool.
+    /// so a long decode never holds a thread of Swift's cooperative pool. `trusted` bytes (ones this
+    /// app encoded itself) go to ``decodeTrusted(_:processing:maxPixelCount:)``.
     package func decodeOffPool(
-        _ data: Data, processing: ImageProcessing, maxPixelCount: Int, on queue: DecodingQueue = .shared
+        _ data: Data, processing: ImageProcessing, maxPixelCount: Int, trusted: Bool = false, on queue: DecodingQueue = .shared
     ) async throws(ImageDecodingError) -> DecodedImage {
         try await queue.run { () throws(ImageDecodingError) -> DecodedImage in
-            try self.decode(data, processing: processing, maxPixelCount: maxPixelCount)
+            trusted
+                ? try self.decodeTrusted(data, processing: processing, maxPixelCount: maxPixelCount)
+                : try self.decode(data, processing: processing, maxPixelCount: maxPixelCount)
         }
     }
 }

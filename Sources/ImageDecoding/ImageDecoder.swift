@@ -13,6 +13,21 @@ public protocol ImageDecoder: Sendable {
     func decode(
         _ data: Data, processing: ImageProcessing, maxPixelCount: Int
     ) throws(ImageDecodingError) -> DecodedImage
+
+    /// ``decode(_:processing:maxPixelCount:)`` for bytes this app encoded itself (a thumbnail it
+    /// stored): a decoder that isolates untrusted bytes may decode these in the caller's process.
+    /// By default, the same as `decode`.
+    func decodeTrusted(
+        _ data: Data, processing: ImageProcessing, maxPixelCount: Int
+    ) throws(ImageDecodingError) -> DecodedImage
+}
+
+extension ImageDecoder {
+    public func decodeTrusted(
+        _ data: Data, processing: ImageProcessing, maxPixelCount: Int
+    ) throws(ImageDecodingError) -> DecodedImage {
+        try decode(data, processing: processing, maxPixelCount: maxPixelCount)
+    }
 }
 
 extension ImageDecoder where Self == PlatformImageDecoder {

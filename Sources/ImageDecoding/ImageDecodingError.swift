@@ -12,8 +12,18 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
     case corrupt(String)
     /// The processing asked for is not possible (a size of zero or less).
     case invalidProcessing(String)
-    /// The decoding library could not start.
+    /// The decoding library could not start, or the decode worker could not be found or started.
     case decoderUnavailable(String)
+    /// The decode worker process ended while decoding: a fault in a decoding library (an abort, a
+    /// memory fault), which isolation kept from the app. The bytes are likely crafted to crash
+    /// decoders.
+    case decoderCrashed(String)
+    /// The decode overran its processor time or its deadline (``DecodeIsolation``), and its worker
+    /// process was stopped.
+    case decodingTimedOut(String)
+    /// The decode needed more memory than its worker process may use
+    /// (``DecodeIsolation/workerMemoryLimitBytes``).
+    case decodingExceededMemory(String)
 
     public var description: String {
         switch self {
@@ -27,6 +37,12 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
             "The processing asked for is not possible: \(detail)."
         case let .decoderUnavailable(detail):
             "The image decoder could not start (\(detail)); check that libvips is installed."
+        case let .decoderCrashed(detail):
+            "Decoding the image crashed its worker process (\(detail)); the app was not affected. Do not retry these bytes: report the image to whoever serves it."
+        case let .decodingTimedOut(detail):
+            "Decoding the image took too long (\(detail)) and was stopped; serve a smaller or simpler image, or raise DecodeIsolation's limits for trusted sources."
+        case let .decodingExceededMemory(detail):
+            "Decoding the image needed more memory than allowed (\(detail)); serve a smaller image, or raise DecodeIsolation.workerMemoryLimitBytes for trusted sources."
         }
     }
 }

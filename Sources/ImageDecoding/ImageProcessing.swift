@@ -24,6 +24,18 @@ public enum ImageProcessing: Sendable, Hashable {
         .resized(width: Int((width * scale).rounded(.up)), height: Int((height * scale).rounded(.up)), mode: mode)
     }
 
+    /// Throws when the processing cannot be done: a size of zero or less.
+    func checkPossible() throws(ImageDecodingError) {
+        switch self {
+        case .original:
+            return
+        case let .thumbnail(maxPixelSize):
+            guard maxPixelSize > 0 else { throw .invalidProcessing("a thumbnail's maximum pixel size must be positive") }
+        case let .resized(width, height, _):
+            guard width > 0, height > 0 else { throw .invalidProcessing("a size of \(width) × \(height) pixels") }
+        }
+    }
+
     /// A short name that says exactly what the processing is: `original`, `max256`, `fit120x80`,
     /// `fill120x80`. Stable across versions: stored variants are keyed by it.
     public var identifier: String {

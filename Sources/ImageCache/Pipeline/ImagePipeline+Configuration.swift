@@ -17,8 +17,10 @@ extension ImagePipeline {
         /// What counts as an image, and the pixel limit (100 megapixels by default), which also
         /// bounds what a decode may allocate.
         public var validator = ImageValidator()
-        /// Decodes images for requests with an ``ImageRequest/processing``: libvips on Linux,
-        /// ImageIO on Apple platforms, by default.
+        /// Decodes images for requests with an ``ImageRequest/processing``: libvips on Linux, in
+        /// decode worker processes so that a crafted image cannot take the app down
+        /// (`DecodeIsolation.automatic`); ImageIO on Apple platforms. Thumbnails the pipeline
+        /// stored itself are decoded with `decodeTrusted`, in the app's process.
         public var decoder: any ImageDecoder = PlatformImageDecoder()
         /// Encodes processed images (thumbnails) that a persistent request keeps on disk: libvips
         /// on Linux, ImageIO on Apple platforms, by default.

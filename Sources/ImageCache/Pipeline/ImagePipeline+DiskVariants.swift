@@ -27,11 +27,12 @@ extension ImagePipeline {
             let stored = http.derivedBody(processing.identifier, of: configuration.key(for: request), override: override),
             let info = ImageInfo(stored.description)
         else { return nil }
-        // Stored at its processed size: decoded as it is. A variant that no longer decodes (damage
-        // its checksum could not see) is a miss: the original is decoded again and replaces it.
+        // Stored at its processed size by this pipeline's own encoder: decoded as it is, in this
+        // process. A variant that no longer decodes (damage its checksum could not see) is a miss:
+        // the original is decoded again and replaces it.
         guard
             let decoded = try? await configuration.decoder.decodeOffPool(
-                stored.body, processing: .original, maxPixelCount: configuration.validator.maxPixelCount)
+                stored.body, processing: .original, maxPixelCount: configuration.validator.maxPixelCount, trusted: true)
         else { return nil }
         let image = CachedImage(
             data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse, decoded: decoded)

@@ -18,9 +18,15 @@ public struct VipsDecoder: ImageDecoder {
     public func decode(
         _ data: Data, processing: ImageProcessing, maxPixelCount: Int
     ) throws(ImageDecodingError) -> DecodedImage {
+        let info = try ImageValidator.forDecoding(data, maxPixelCount: maxPixelCount)
+        return try decode(validated: data, info: info, processing: processing)
+    }
+
+    /// Decodes bytes already validated for decoding, which `info` describes: what a decode worker
+    /// runs for the app, which validated them before it sent them.
+    func decode(validated data: Data, info: ImageInfo, processing: ImageProcessing) throws(ImageDecodingError) -> DecodedImage {
         try VipsRuntime.start()
         let target = try Self.target(of: processing)
-        let info = try ImageValidator.forDecoding(data, maxPixelCount: maxPixelCount)
         let loadOptions = Self.loadOptions(for: info.format, data)
         // libvips reads the bytes lazily, while the pixels are written out: all of it happens here.
         let result = data.withUnsafeBytes { bytes in
@@ -39,16 +45,15 @@ public struct VipsDecoder: ImageDecoder {
     private static func target(of processing: ImageProcessing) throws(ImageDecodingError) -> (
         width: Int32, height: Int32, crop: Bool
     ) {
+        try processing.checkPossible()
         let unbounded = Int32(VIPS_MAX_COORD)
         switch processing {
         case .original:
             return (unbounded, unbounded, false)
         case let .thumbnail(maxPixelSize):
-            guard maxPixelSize > 0 else { throw .invalidProcessing("a thumbnail's maximum pixel size must be positive") }
             let side = Int32(clamping: maxPixelSize)
             return (side, side, false)
         case let .resized(width, height, mode):
-            guard width > 0, height > 0 else { throw .invalidProcessing("a size of \(width) × \(height) pixels") }
             return (Int32(clamping: width), Int32(clamping: height), mode == .fill)
         }
     }

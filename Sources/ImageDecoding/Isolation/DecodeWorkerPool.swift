@@ -1,0 +1,106 @@
+#if os(Linux)
+import Foundation
+import Synchronization
+
+/// The decode worker processes of one executable and memory limit: idle ones kept for the next
+/// job, a new one started when none is idle, a dead one replaced by the next job's.
+///
+/// As many run at once as callers decode at once (the decoding queue is as wide as the machine);
+/// at most ``maxIdle`` wait between jobs. A worker retires after ``jobsPerWorker`` jobs, or once
+/// it has written much to its standard error, so a decoding library's leaks and its process's
+/// growth stay bounded.
+final class DecodeWorkerPool: Sendable {
+    private struct Key: Hashable {
+        let executable: String
+        let memoryLimitBytes: Int
+        let fault: DecodeWorkerFault?
+    }
+
+    private struct Idle {
+        let worker: DecodeWorker
+        let jobs: Int
+    }
+
+    private let key: Key
+    private let idle = Mutex<[Idle]>([])
+    private let maxIdle = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    private static let jobsPerWorker = 1000
+    private static let standardErrorLimit = 1 << 20
+
+    private init(key: Key) {
+        self.key = key
+    }
+
+    private static let pools = Mutex<[Key: DecodeWorkerPool]>([:])
+
+    /// The process's pool for `executable` at `memoryLimitBytes`.
+    static func shared(executable: String, memoryLimitBytes: Int, fault: DecodeWorkerFault?) -> DecodeWorkerPool {
+        let key = Key(executable: executable, memoryLimitBytes: memoryLimitBytes, fault: fault)
+        return pools.withLock { pools in
+            if let pool = pools[key] { return pool }
+            let pool = DecodeWorkerPool(key: key)
+            pools[key] = pool
+            return pool
+        }
+    }
+
+    /// `job` decoded by a worker within `isolation`'s limits.
+    func decode(_ job: DecodeJob, isolation: DecodeIsolation) throws(ImageDecodingError) -> DecodedImage {
+        let deadline = ContinuousClock.now + isolation.deadline
+        var taken = idle.withLock { $0.popLast() }
+        while let idle = taken, !idle.worker.isAlive { taken = self.idle.withLock { $0.popLast() } }
+        let worker: DecodeWorker
+        if let taken {
+            worker = taken.worker
+        } else {
+            worker = try DecodeWorker.start(executable: key.executable, memoryLimitBytes: key.memoryLimitBytes, fault: key.fault)
+        }
+        switch worker.run(job, deadline: deadline) {
+        case let .answered(result):
+            putBack(worker, jobs: (taken?.jobs ?? 0) + 1)
+            return try result.get()
+        case let .ended(end):
+            throw Self.error(for: end, isolation: isolation)
+        }
+    }
+
+    /// The process IDs of the workers waiting for a job.
+    var idleProcessIDs: [Int32] {
+        idle.withLock { $0.map(\.worker.processID) }
+    }
+
+    private func putBack(_ worker: DecodeWorker, jobs: Int) {
+        let kept =
+            jobs < Self.jobsPerWorker && worker.standardErrorBytes < Self.standardErrorLimit
+            && idle.withLock { idle in
+                guard idle.count < maxIdle else { return false }
+                idle.append(Idle(worker: worker, jobs: jobs))
+                return true
+            }
+        if !kept { worker.retire() }
+    }
+
+    private static func error(for end: DecodeWorkerEnd, isolation: DecodeIsolation) -> ImageDecodingError {
+        switch end {
+        case .processorTimeExceeded:
+            .decodingTimedOut("it used more than \(isolation.cpuTimeLimit.wholeSeconds) s of processor time")
+        case .deadlinePassed:
+            .decodingTimedOut("it took longer than \(isolation.deadline)")
+        case let .outOfMemory(detail):
+            .decodingExceededMemory("\(detail) (\(isolation.workerMemoryLimitBytes >> 20) MiB)")
+        case let .crashed(detail):
+            .decoderCrashed(detail)
+        case .retired:
+            .decoderCrashed("the decode worker exited while it had a job")
+        }
+    }
+}
+
+extension Duration {
+    /// Whole seconds, rounded up, at least one: what `RLIMIT_CPU` counts in.
+    var wholeSeconds: Int {
+        let (seconds, attoseconds) = components
+        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
+    }
+}
+#endif

@@ -1,0 +1,155 @@
+#if os(Linux)
+import Foundation
+import Glibc
+import ImageDecoding
+import ImageFormats
+import TestSupport
+import Testing
+
+/// Decoding in worker processes: the same pixels as in the app's process, and every fault a
+/// decoding library can bring about (an abort, a memory fault, an endless loop, a huge
+/// allocation) ends a worker, never this test process, as a typed error; the next decode works.
+@Suite("Decoding isolated in worker processes")
+struct DecodeIsolationTests {
+    static let limit = 100_000_000
+    static let png = GeneratedImages.png(width: 120, height: 90) { x, y in GeneratedImages.quadrant(x: x, y: y, width: 120, height: 90) }
+
+    /// Worker isolation with a memory limit of its own: each test gets its own pool, so one
+    /// test's workers never serve another's.
+    static func isolation(memoryLimitMiB: Int, fault: DecodeWorkerFault? = nil) -> DecodeIsolation {
+        var isolation = DecodeIsolation.workerProcesses
+        isolation.workerMemoryLimitBytes = memoryLimitMiB << 20
+        isolation.injectedFault = fault
+        return isolation
+    }
+
+    @Test("a worker decodes exactly the pixels the app's process does, for every processing")
+    func samePixels() async throws {
+        let isolated = PlatformImageDecoder(isolation: Self.isolation(memoryLimitMiB: 2001))
+        let inProcess = PlatformImageDecoder(isolation: .inProcess)
+        for processing in [ImageProcessing.original, .thumbnail(maxPixelSize: 40), .resized(width: 30, height: 30, mode: .fill)] {
+            let a = try await isolated.decodeOffPool(Self.png, processing: processing, maxPixelCount: Self.limit)
+            let b = try await inProcess.decodeOffPool(Self.png, processing: processing, maxPixelCount: Self.limit)
+            #expect(a == b, "\(processing.identifier)")
+        }
+    }
+
+    @Test(
+        "each fault a decoding library can cause ends the worker as a typed error, and the next decode works",
+        arguments: DecodeWorkerFault.allCases)
+    func faultsStayInTheWorker(fault: DecodeWorkerFault) async throws {
+        var isolation = Self.isolation(memoryLimitMiB: 1024, fault: fault)
+        isolation.cpuTimeLimit = .seconds(1)
+        let decoder = PlatformImageDecoder(isolation: isolation)
+        // Twice: the second job finds the first worker gone and starts another.
+        for attempt in 1...2 {
+            let error = await #expect(throws: ImageDecodingError.self, "attempt \(attempt)") {
+                try await decoder.decodeOffPool(Self.png, processing: .thumbnail(maxPixelSize: 32), maxPixelCount: Self.limit)
+            }
+            switch (fault, error) {
+            case (.abort, .decoderCrashed(let detail)?): #expect(detail.contains("SIGABRT"), "\(detail)")
+            case (.segmentationFault, .decoderCrashed(let detail)?): #expect(detail.contains("SIGSEGV"), "\(detail)")
+            case (.endlessLoop, .decodingTimedOut(let detail)?): #expect(detail.contains("processor time"), "\(detail)")
+            case (.hugeAllocation, .decodingExceededMemory(let detail)?): #expect(detail.contains("1024 MiB"), "\(detail)")
+            default: Issue.record("\(fault): \(String(describing: error))")
+            }
+        }
+        // This process is still here, and a decode without the fault works.
+        let image = try await PlatformImageDecoder(isolation: Self.isolation(memoryLimitMiB: 1024))
+            .decodeOffPool(Self.png, processing: .thumbnail(maxPixelSize: 32), maxPixelCount: Self.limit)
+        #expect((image.pixelWidth, image.pixelHeight) == (32, 24))
+    }
+
+    @Test("a worker that does not answer by the deadline is killed, and the decode fails as timed out")
+    func deadline() async throws {
+        var isolation = Self.isolation(memoryLimitMiB: 1025, fault: .endlessLoop)
+        isolation.cpuTimeLimit = .seconds(60)
+        isolation.deadline = .milliseconds(300)
+        let error = await #expect(throws: ImageDecodingError.self) {
+            try await PlatformImageDecoder(isolation: isolation)
+                .decodeOffPool(Self.png, processing: .original, maxPixelCount: Self.limit)
+        }
+        guard case let .decodingTimedOut(detail)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("took longer than"), "\(detail)")
+    }
+
+    @Test("an idle worker killed from outside is replaced: the next decode never sees it")
+    func idleWorkerKilled() async throws {
+        let isolation = Self.isolation(memoryLimitMiB: 1026)
+        let decoder = PlatformImageDecoder(isolation: isolation)
+        _ = try await decoder.decodeOffPool(Self.png, processing: .original, maxPixelCount: Self.limit)
+        let workers = isolation.idleWorkerProcessIDs
+        #expect(workers.count == 1)
+        for worker in workers { kill(worker, SIGKILL) }
+        let image = try await decoder.decodeOffPool(Self.png, processing: .original, maxPixelCount: Self.limit)
+        #expect(image.pixelWidth == 120)
+    }
+
+    @Test("a worker holds none of the app's descriptors, even ones left open without close-on-exec")
+    func noInheritedDescriptors() async throws {
+        let directory = TemporaryDirectory("decode-lock")
+        defer { withExtendedLifetime(directory) {} }
+        // Opened without close-on-exec, as a careless app (or library) would.
+        let descriptor = open(directory.url.appendingPathComponent("app.lock").path, O_CREAT | O_RDWR, 0o600)
+        #expect(descriptor > 3)
+        defer { close(descriptor) }
+        let isolation = Self.isolation(memoryLimitMiB: 1027)
+        _ = try await PlatformImageDecoder(isolation: isolation)
+            .decodeOffPool(Self.png, processing: .original, maxPixelCount: Self.limit)
+        let workers = isolation.idleWorkerProcessIDs
+        #expect(workers.count == 1)
+        for worker in workers {
+            let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(worker)/fd").compactMap { Int32($0) }.sorted()
+            #expect(open == [0, 1, 2, 3], "worker \(worker) has descriptors \(open)")
+        }
+    }
+
+    @Test("without the worker executable: the required mode says where it looked; the automatic one decodes rasters here and refuses SVG")
+    func missingWorker() async throws {
+        var required = DecodeIsolation.workerProcesses
+        required.workerExecutable = "/nonexistent/imagecache-decode-worker"
+        let error = await #expect(throws: ImageDecodingError.self) {
+            try await PlatformImageDecoder(isolation: required).decodeOffPool(Self.png, processing: .original, maxPixelCount: Self.limit)
+        }
+        guard case let .decoderUnavailable(detail)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("/nonexistent/imagecache-decode-worker") && detail.contains("swift build --product"))
+
+        var automatic = DecodeIsolation.automatic
+        automatic.workerExecutable = "/nonexistent/imagecache-decode-worker"
+        let decoder = PlatformImageDecoder(isolation: automatic)
+        let image = try await decoder.decodeOffPool(Self.png, processing: .original, maxPixelCount: Self.limit)
+        #expect(image.pixelWidth == 120)
+        let svg = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20"/></svg>"#.utf8)
+        await #expect(throws: ImageDecodingError.self) {
+            try await decoder.decodeOffPool(svg, processing: .original, maxPixelCount: Self.limit)
+        }
+        // With a worker, the same SVG renders.
+        let rendered = try await PlatformImageDecoder(isolation: Self.isolation(memoryLimitMiB: 1028))
+            .decodeOffPool(svg, processing: .original, maxPixelCount: Self.limit)
+        #expect(rendered.pixelWidth == 20)
+    }
+
+    @Test("a validation failure is found in the app's process, before any worker: the same typed error as in-process")
+    func validationFirst() async throws {
+        let cut = Self.png.prefix(Self.png.count - 20)
+        let isolated = await #expect(throws: ImageDecodingError.self) {
+            try await PlatformImageDecoder(isolation: Self.isolation(memoryLimitMiB: 1029))
+                .decodeOffPool(Data(cut), processing: .original, maxPixelCount: Self.limit)
+        }
+        let inProcess = await #expect(throws: ImageDecodingError.self) {
+            try await PlatformImageDecoder(isolation: .inProcess).decodeOffPool(Data(cut), processing: .original, maxPixelCount: Self.limit)
+        }
+        #expect(isolated == inProcess)
+        guard case .invalidImage? = isolated else {
+            Issue.record("\(String(describing: isolated))")
+            return
+        }
+    }
+}
+#endif
