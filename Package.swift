@@ -19,6 +19,7 @@ let package = Package(
         // beside the app's executable.
         .executable(name: "imagecache-decode-worker", targets: ["imagecache-decode-worker"]),
         .executable(name: "fuzz-image-validator", targets: ["fuzz-image-validator"]),
+        .executable(name: "fuzz-image-decoder", targets: ["fuzz-image-decoder"]),
         .executable(name: "fuzz-http-headers", targets: ["fuzz-http-headers"]),
         .executable(name: "fuzz-entry-record", targets: ["fuzz-entry-record"]),
         .executable(name: "fuzz-manifest", targets: ["fuzz-manifest"]),
@@ -148,6 +149,7 @@ let package = Package(
         // libFuzzer targets (tools/fuzz builds them with the fuzzer and address sanitizers; an
         // ordinary build makes small executables that do nothing).
         .executableTarget(name: "fuzz-image-validator", dependencies: ["ImageFormats"], path: "Sources/Fuzz/ImageValidatorFuzz"),
+        .executableTarget(name: "fuzz-image-decoder", dependencies: ["ImageDecoding"], path: "Sources/Fuzz/ImageDecoderFuzz"),
         .executableTarget(name: "fuzz-http-headers", dependencies: ["HTTPCaching"], path: "Sources/Fuzz/HTTPHeadersFuzz"),
         .executableTarget(name: "fuzz-entry-record", dependencies: ["CacheStorage"], path: "Sources/Fuzz/EntryRecordFuzz"),
         .executableTarget(name: "fuzz-manifest", dependencies: ["CacheArchive"], path: "Sources/Fuzz/ManifestFuzz"),
