@@ -198,8 +198,8 @@ final class MetadataIndex: @unchecked Sendable {
         // Deleted rows are zeroed only on pages a commit writes anyway: scrubbing every page a
         // deletion frees (`ON`, Debian's default) wrote each such page to the log too. Evicting
         // 500,000 of 1,000,000 small entries, a third less was written (0.39 GB, not 0.57).
-        // Freed pages keep their old bytes until reused, as LMDB's do (the README says so among
-        // what the store does not defend against).
+        // Freed pages keep their old bytes until reused, as LMDB's do (the storage documentation
+        // says so among what the store does not defend against).
         try connection.execute("PRAGMA secure_delete = FAST")
     }
 

@@ -15,7 +15,7 @@ struct BenchReport {
     var openMilliseconds = 0.0
     /// The median of that reopen and eight more, each after closing the one before: the first
     /// alone is one sample, and may also pay for memory the allocator hands out for the first
-    /// time (see the README's performance section); nil where only one open is measured.
+    /// time (see `LayoutProbe/env-open.c` in Benchmarks/README.md); nil where only one open is measured.
     var openWarmMedianMilliseconds: Double?
     /// After the store's files were dropped from the page cache; nil where that cannot be done.
     var openColdMilliseconds: Double?

@@ -30,8 +30,7 @@ enum ProcessMemory {
     /// Page faults this process has waited on the disk for (major faults) since it started.
     ///
     /// A phase that measures the store rather than the disk should add none; this machine's kernel
-    /// also pages out file pages nobody touched for about a minute (see the README's performance
-    /// section), so the bench reports how many of a phase's reads went to the disk after all.
+    /// also pages out file pages nobody touched for about a minute (see Benchmarks/RESULTS.md), so the bench reports how many of a phase's reads went to the disk after all.
     static func majorFaults() -> Int {
         var usage = rusage()
         #if os(Linux)

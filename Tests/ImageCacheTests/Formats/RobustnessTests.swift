@@ -54,7 +54,7 @@ struct RobustnessTests {
             }
         }
         print("truncated real files refused: \(refused)/\(total)")
-        // The README quotes these figures.
+        // Tests/README.md quotes these figures.
         #expect(total == 3_350)
         #expect(refused == total)
     }
