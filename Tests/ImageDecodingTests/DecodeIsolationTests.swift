@@ -1,7 +1,7 @@
 #if os(Linux)
 import Foundation
 import Glibc
-import ImageDecoding
+@testable import ImageDecoding
 import ImageFormats
 import TestSupport
 import Testing
@@ -58,6 +58,34 @@ struct DecodeIsolationTests {
         let image = try await PlatformImageDecoder(isolation: Self.isolation(memoryLimitMiB: 1024))
             .decodeOffPool(Self.png, processing: .thumbnail(maxPixelSize: 32), maxPixelCount: Self.limit)
         #expect((image.pixelWidth, image.pixelHeight) == (32, 24))
+    }
+
+    /// An SVG on which librsvg panics (a convolution kernel of order 21): the panic cannot unwind
+    /// through libvips' C frames, and ends whatever process renders it.
+    static let panickingSVG = Data(
+        (#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><filter id="f"><feConvolveMatrix order="21" kernelMatrix=""#
+            + Array(repeating: "1", count: 441).joined(separator: " ")
+            + #""/></filter><rect width="100" height="100" fill="red" filter="url(#f)"/></svg>"#).utf8)
+
+    @Test("a real panic in librsvg ends the worker that renders it, never the app")
+    func realPanic() async throws {
+        let isolation = Self.isolation(memoryLimitMiB: 1030)
+        guard case let .worker(pool) = isolation.place(for: .svg) else {
+            Issue.record("no worker pool")
+            return
+        }
+        // Handed to a worker as if it had passed validation, which it must not.
+        let job = DecodeJob(
+            data: Self.panickingSVG, info: ImageInfo(format: .svg, pixelWidth: 100, pixelHeight: 100),
+            processing: .thumbnail(maxPixelSize: 64), maxPixelCount: Self.limit, cpuSeconds: 5)
+        let error = await #expect(throws: ImageDecodingError.self) {
+            try await DecodingQueue.shared.run { () throws(ImageDecodingError) in try pool.decode(job, isolation: isolation) }
+        }
+        guard case let .decoderCrashed(detail)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("SIGABRT") && detail.contains("panicked"), "\(detail)")
     }
 
     @Test("a worker that does not answer by the deadline is killed, and the decode fails as timed out")

@@ -136,7 +136,7 @@ final class DecodeWorker: Sendable {
         }
     }
 
-    /// The last line or so the worker wrote to standard error.
+    /// The last line or so the worker wrote to standard error, and a panic's message when there is one.
     private func lastStandardError() -> String {
         let size = standardErrorBytes
         let count = min(size, 1024)
@@ -146,7 +146,9 @@ final class DecodeWorker: Sendable {
         guard read > 0 else { return "" }
         let text = String(decoding: bytes.prefix(read), as: UTF8.self)
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return lines.suffix(2).joined(separator: " ")
+        // A Rust panic's own message comes before the runtime's notes on it.
+        let panic = lines.last { $0.contains("panicked at") }
+        return ((panic.map { [$0] } ?? []) + lines.suffix(panic == nil ? 2 : 1)).joined(separator: " ")
     }
 }
 
