@@ -1,0 +1,20 @@
+// swift-tools-version: 6.1
+// What one decode costs the process that asks for it, and the worker processes it may use: the
+// figures of Benchmarks/RESULTS.md's hostile-input table (see run.sh). A package of its own so
+// that the same source builds against any revision of the root package.
+import PackageDescription
+
+let package = Package(
+    name: "decoding-cost",
+    dependencies: [.package(name: "swift-image-cache", path: "../..")],
+    targets: [
+        .executableTarget(
+            name: "decoding-cost",
+            dependencies: [
+                .product(name: "ImageDecoding", package: "swift-image-cache"),
+                .product(name: "ImageFormats", package: "swift-image-cache"),
+            ]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)
