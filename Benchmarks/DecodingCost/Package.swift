@@ -1,7 +1,9 @@
 // swift-tools-version: 6.1
 // What one decode costs the process that asks for it, and the worker processes it may use: the
-// figures of Benchmarks/RESULTS.md's hostile-input table (see run.sh). A package of its own so
-// that the same source builds against any revision of the root package.
+// figures of Benchmarks/RESULTS.md's hostile-input table (run.sh; `decoding-cost` builds against
+// any revision of the root package), and what decoding in worker processes costs a thumbnail
+// feed against decoding in-process (`isolation-overhead`). A package of its own, so the root's
+// build stays light.
 import PackageDescription
 
 let package = Package(
@@ -14,7 +16,13 @@ let package = Package(
                 .product(name: "ImageDecoding", package: "swift-image-cache"),
                 .product(name: "ImageFormats", package: "swift-image-cache"),
             ]
-        )
+        ),
+        .executableTarget(
+            name: "isolation-overhead",
+            dependencies: [
+                .product(name: "ImageDecoding", package: "swift-image-cache"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
