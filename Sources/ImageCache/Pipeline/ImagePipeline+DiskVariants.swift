@@ -23,10 +23,7 @@ extension ImagePipeline {
     func variantFromDisk(
         _ request: ImageRequest, processing: ImageProcessing, bytesKey: CacheKey, variantKey: CacheKey
     ) async -> ImageResponse? {
-        guard case let .persistent(override) = request.policy,
-            let stored = http.derivedBody(processing.identifier, of: configuration.key(for: request), override: override),
-            let info = ImageInfo(stored.description)
-        else { return nil }
+        guard let (stored, info) = storedVariant(request, processing: processing) else { return nil }
         // Stored at its processed size by this pipeline's own encoder: decoded as it is, in this
         // process. A variant that no longer decodes (damage its checksum could not see) is a miss:
         // the original is decoded again and replaces it.
@@ -34,12 +31,31 @@ extension ImagePipeline {
             let decoded = try? await configuration.decoder.decodeOffPool(
                 stored.body, processing: .original, maxPixelCount: configuration.validator.maxPixelCount, trusted: true)
         else { return nil }
-        let image = CachedImage(
-            data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse, decoded: decoded)
-        memoryTier.keepVariant(image, for: variantKey, of: bytesKey)
+        memoryTier.keepVariant(
+            CachedImage(data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse, decoded: decoded),
+            for: variantKey, of: bytesKey)
         let age = stored.reuse.facts.age(at: Date())
         let head = HTTPResponseHead(status: 200, headers: CachePolicyEvaluator.headers(of: stored.sourceResponse, age: age))
         return ImageResponse(data: stored.body, info: info, http: head, source: .disk, decoded: decoded)
+    }
+
+    /// `decoded`, just stored as `request`'s disk variant, as the memory tier keeps it: with the
+    /// variant's own bytes and the stored original's freshness, so that it is a memory hit while
+    /// the original is fresh whether or not the original's bytes are in memory. Nil when the
+    /// variant is not stored (the disk refused it) or its original is no longer fresh.
+    func variantKeptOnDisk(_ request: ImageRequest, processing: ImageProcessing, decoded: DecodedImage) -> CachedImage? {
+        guard let (stored, info) = storedVariant(request, processing: processing) else { return nil }
+        return CachedImage(data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse, decoded: decoded)
+    }
+
+    /// The disk variant of `request` under `processing`, when stored from the original's current
+    /// bytes and the original is fresh (the HTTP cache's judgement), with what it is.
+    private func storedVariant(_ request: ImageRequest, processing: ImageProcessing) -> (HTTPCache.DerivedBody, ImageInfo)? {
+        guard case let .persistent(override) = request.policy,
+            let stored = http.derivedBody(processing.identifier, of: configuration.key(for: request), override: override),
+            let info = ImageInfo(stored.description)
+        else { return nil }
+        return (stored, info)
     }
 
     /// Encodes `decoded` (`EncodedFormat.choice(for:)`: JPEG, PNG where there is alpha) and stores it as a variant of `original`'s bytes. A failure loses only the

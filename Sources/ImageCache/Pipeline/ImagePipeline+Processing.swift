@@ -53,13 +53,16 @@ extension ImagePipeline {
         } catch {
             throw ImageLoadError.decodingFailed(error)
         }
+        if onDisk { await keepVariantOnDisk(decoded, processing: processing, of: request, original: response.data) }
         if request.policy != .withViewCycle {
+            // A stored variant stands on its own: its bytes and its original's stored freshness,
+            // not the original's bytes in memory, which may be too large to keep or already gone.
             let bytes = memory.value(for: bytesKey)
-            let image = CachedImage(
-                data: response.data, info: response.info, http: bytes?.http, reuse: bytes?.reuse, decoded: decoded)
+            let image =
+                (onDisk ? variantKeptOnDisk(request, processing: processing, decoded: decoded) : nil)
+                ?? CachedImage(data: response.data, info: response.info, http: bytes?.http, reuse: bytes?.reuse, decoded: decoded)
             memoryTier.keepVariant(image, for: variantKey, of: bytesKey)
         }
-        if onDisk { await keepVariantOnDisk(decoded, processing: processing, of: request, original: response.data) }
         response.decoded = decoded
         return response
     }

@@ -126,4 +126,38 @@ struct DiskVariantTests {
         let original = try #require(try store.metadata(for: url.absoluteString))
         #expect(variants.first?.source?.checksum == original.checksum, "the variant is of the new bytes")
     }
+
+    @Test("a fresh thumbnail of an original too large for the memory tier is a memory hit, decoded once")
+    func thumbnailOfLargeOriginal() async throws {
+        // Noise, so the PNG stays large: over the memory tier's per-entry cap, which its
+        // 60 × 40 thumbnail is far under.
+        var random = SeededRandom(seed: 11)
+        let photo = PNGEncoder.encode(width: 300, height: 200) { _, _ in
+            (UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), 90)
+        }
+        let origin = try await LoopbackOrigin.start { _ in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: photo)
+        }
+        defer { Task { await origin.stop() } }
+        let folder = TemporaryDirectory("variants")
+        defer { withExtendedLifetime(folder) {} }
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        var configuration = ImagePipeline.Configuration(diskCache: store)
+        let decoder = RecordingDecoder()
+        configuration.decoder = decoder
+        configuration.memoryCostLimit = photo.count * 2
+        #expect(Double(photo.count) > Double(configuration.memoryCostLimit) * 0.25)
+        let pipeline = ImagePipeline(configuration: configuration)
+        let url = origin.url("/noise.png")
+
+        #expect(try await pipeline.image(for: Self.thumbnail(url)).source == .network)
+        for call in 2...4 {
+            let shown = try await pipeline.image(for: Self.thumbnail(url))
+            #expect(shown.source == .memory, "call \(call): \(shown.source)")
+            #expect(shown.decoded.map { ($0.pixelWidth, $0.pixelHeight) } ?? (0, 0) == (60, 40))
+        }
+        #expect(decoder.seen == ["png"], "decoded once, never again from its disk variant: \(decoder.seen)")
+        #expect(origin.requests.count == 1)
+    }
 }
