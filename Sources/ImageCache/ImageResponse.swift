@@ -22,8 +22,7 @@ public struct ImageResponse: Sendable, Hashable {
         get {
             guard let stored = storage.fields.agingFrom else { return storage.fields.http }
             // Computed here rather than on every hit: a memory hit hands out a response it keeps.
-            let age = CachePolicyEvaluator().ageSeconds(of: stored, now: Date())
-            return HTTPResponseHead(status: stored.status, headers: CachePolicyEvaluator.headers(of: stored, age: age))
+            return CachePolicyEvaluator().servedHead(stored, now: Date())
         }
         set {
             update {

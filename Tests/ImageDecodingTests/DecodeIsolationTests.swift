@@ -111,7 +111,13 @@ struct DecodeIsolationTests {
         _ = try await decoder.decodeOffPool(Self.png, processing: .original, maxPixelCount: Self.limit)
         let workers = isolation.idleWorkerProcessIDs
         #expect(workers.count == 1)
-        for worker in workers { kill(worker, SIGKILL) }
+        for worker in workers {
+            kill(worker, SIGKILL)
+            // Dead and not yet reaped (a zombie): what the pool finds when it next looks.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while Self.state(of: worker) != "Z", ContinuousClock.now < deadline { usleep(1_000) }
+            #expect(Self.state(of: worker) == "Z")
+        }
         let image = try await decoder.decodeOffPool(Self.png, processing: .original, maxPixelCount: Self.limit)
         #expect(image.pixelWidth == 120)
     }
@@ -178,6 +184,14 @@ struct DecodeIsolationTests {
             Issue.record("\(String(describing: isolated))")
             return
         }
+    }
+
+    /// The state letter /proc gives a process (`R`, `S`, `Z` …).
+    static func state(of pid: Int32) -> Character? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[stat.index(close, offsetBy: 2)...].first
     }
 }
 #endif

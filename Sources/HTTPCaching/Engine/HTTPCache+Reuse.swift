@@ -65,8 +65,7 @@ extension HTTPCache {
     func serve(
         _ entry: StoredEntry, source: HTTPCacheResponse.Source, _ transaction: Transaction, now: Date
     ) -> HTTPCacheResponse {
-        var head = HTTPResponseHead(
-            status: entry.response.status, headers: transaction.evaluator.headersForServing(entry.response, now: now))
+        var head = transaction.evaluator.servedHead(entry.response, now: now)
         var body = transaction.request.method == "HEAD" ? Data() : entry.body
         if let range = requestedRange(of: entry, transaction) {
             head.status = 206

@@ -5,7 +5,7 @@ import Foundation
 extension CachePolicyEvaluator {
     /// What the cache should do with a request.
     package enum Decision: Sendable, Hashable {
-        /// Serve the stored response (with ``CachePolicyEvaluator/headersForServing(_:now:)``).
+        /// Serve the stored response (with ``CachePolicyEvaluator/servedHead(_:now:)``).
         case useStored
         /// Serve the stale stored response now and revalidate it in the background with these
         /// conditional headers (`stale-while-revalidate`, RFC 5861 §3); without validators they are

@@ -49,21 +49,22 @@ extension CachePolicyEvaluator {
             ageAtReceipt: ageSeconds(of: stored, now: stored.responseTime), responseTime: stored.responseTime)
     }
 
-    /// The header fields to send when serving the stored response at `now`: the stored ones, with
-    /// `Age` set to the current age in whole seconds, as a cache must (RFC 9111 §5.1).
-    package func headersForServing(_ stored: StoredResponse, now: Date) -> HeaderFields {
-        Self.headers(of: stored, age: ageSeconds(of: stored, now: now))
+    /// The response head to send when serving the stored response at `now`: its status and stored
+    /// fields, with `Age` set to the current age in whole seconds, as a cache must (RFC 9111 §5.1).
+    package func servedHead(_ stored: StoredResponse, now: Date) -> HTTPResponseHead {
+        Self.servedHead(stored, age: ageSeconds(of: stored, now: now))
     }
 
-    /// The stored header fields with `Age: age` (whole seconds).
-    package static func headers(of stored: StoredResponse, age: Double) -> HeaderFields {
+    /// The response head to send when serving the stored response at an age already known (a
+    /// fast path's freshness facts): every served response is assembled here.
+    package static func servedHead(_ stored: StoredResponse, age: Double) -> HTTPResponseHead {
         var headers = stored.headers
         // Clamped like any delta-seconds (§1.2.2); the NaN check keeps absurd dates from trapping.
         let wholeAge = String(
             age.isNaN ? 0 : Int64(min(max(age.rounded(.down), 0), Double(HTTPSyntax.deltaSecondsLimit))))
         // Most stored responses have no `Age`: appending then gives what replacing would, for less.
         if headers.contains("Age") { headers["Age"] = wholeAge } else { headers.append("Age", wholeAge) }
-        return headers
+        return HTTPResponseHead(status: stored.status, headers: headers)
     }
 
     // MARK: Seconds

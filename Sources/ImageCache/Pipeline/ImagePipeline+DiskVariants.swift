@@ -34,8 +34,7 @@ extension ImagePipeline {
         memoryTier.keepVariant(
             CachedImage(data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse, decoded: decoded),
             for: variantKey, of: bytesKey)
-        let age = stored.reuse.facts.age(at: Date())
-        let head = HTTPResponseHead(status: 200, headers: CachePolicyEvaluator.headers(of: stored.sourceResponse, age: age))
+        let head = CachePolicyEvaluator.servedHead(stored.sourceResponse, age: stored.reuse.facts.age(at: Date()))
         return ImageResponse(data: stored.body, info: info, http: head, source: .disk, decoded: decoded)
     }
 

@@ -54,9 +54,8 @@ extension ImagePipeline {
 extension HTTPCache.Found {
     /// The found 200 as the caller's image response, with `Age: age`.
     fileprivate func imageResponse(info: ImageInfo, age: Double) -> ImageResponse {
-        let headers = CachePolicyEvaluator.headers(of: entry.response, age: age)
-        return ImageResponse(
-            data: entry.body, info: info, http: HTTPResponseHead(status: 200, headers: headers),
+        ImageResponse(
+            data: entry.body, info: info, http: CachePolicyEvaluator.servedHead(entry.response, age: age),
             source: ImageSource(.cache(tier)))
     }
 }

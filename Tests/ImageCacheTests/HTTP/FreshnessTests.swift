@@ -145,7 +145,7 @@ struct FreshnessTests {
     func servedHeaders() {
         let stored = HTTPFixture.stored(
             HTTPFixture.headers([("Cache-Control", "max-age=100"), ("Age", "30"), ("Age", "1")]))
-        let served = evaluator.headersForServing(stored, now: HTTPFixture.time(3.7))
+        let served = evaluator.servedHead(stored, now: HTTPFixture.time(3.7)).headers
         #expect(served.values(for: "Age") == ["33"])
         #expect(served["Date"] == HTTPFixture.httpDate(0))
     }
