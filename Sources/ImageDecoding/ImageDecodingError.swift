@@ -14,6 +14,9 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
     case invalidProcessing(String)
     /// The decoding library could not start.
     case decoderUnavailable(String)
+    /// Decoding the image as `processing` asks would build `bytes` bytes of pixels, over the
+    /// ``DecodeBudget``'s `limit` for it.
+    case overBudget(bytes: Int, limit: Int, processing: ImageProcessing)
 
     public var description: String {
         switch self {
@@ -27,6 +30,8 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
             "The processing asked for is not possible: \(detail)."
         case let .decoderUnavailable(detail):
             "The image decoder could not start (\(detail)); check that libvips is installed."
+        case let .overBudget(bytes, limit, processing):
+            "Decoding the image as \(processing.identifier) would build \(bytes) bytes of pixels, over the limit of \(limit) bytes (its size and sample depth are too large for it); request a smaller rendition, a thumbnail of a JPEG or WebP, or raise the DecodeBudget's limit."
         }
     }
 }

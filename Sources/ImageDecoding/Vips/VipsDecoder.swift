@@ -20,7 +20,7 @@ public struct VipsDecoder: ImageDecoder {
     ) throws(ImageDecodingError) -> DecodedImage {
         try VipsRuntime.start()
         let target = try Self.target(of: processing)
-        let info = try ImageValidator.forDecoding(data, maxPixelCount: maxPixelCount)
+        let info = try ImageValidator.forDecoding(data, processing: processing, maxPixelCount: maxPixelCount)
         let loadOptions = Self.loadOptions(for: info.format, data)
         // libvips reads the bytes lazily, while the pixels are written out: all of it happens here.
         let result = data.withUnsafeBytes { bytes in
