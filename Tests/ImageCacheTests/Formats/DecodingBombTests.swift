@@ -81,6 +81,12 @@ struct DecodingBombTests {
         #expect(try validator.validate(png(bitDepth: 1, colorType: 0)).bytesPerPixel == 1)
     }
 
+    @Test("a TIFF reports the bytes a decoded pixel takes from its samples: 16-bit RGB 6, none declared 1")
+    func tiffBytesPerPixel() throws {
+        #expect(try validator.validate(Data(SyntheticImages.tiff(width: 2, height: 2, samples: (3, 16)))).bytesPerPixel == 6)
+        #expect(try validator.validate(Data(SyntheticImages.tiff(width: 2, height: 2))).bytesPerPixel == 1)
+    }
+
     @Test("a HEIF grid that builds more than its ispe declares, or more than the pixel limit, is refused")
     func gridOutput() throws {
         // As found: ispe 100x100, grid 16000x16000 from one tile named 256 times.
