@@ -103,6 +103,17 @@ struct DecodingBombTests {
         }
         let consistent = Data(SyntheticImages.avifGrid(output: (1000, 1000), declared: (1000, 1000), rows: 2, columns: 2, tile: (500, 500)))
         #expect(try validator.validateForDecoding(consistent).pixelWidth == 1000)
+
+        // An overlay's canvas is held the same way.
+        let overlay = Data(SyntheticImages.avifGrid(
+            output: (1000, 1000), declared: (100, 100), rows: 1, columns: 1, tile: (100, 100), references: 3, overlay: true))
+        #expect(throws: ImageValidationError.refusedContent(
+            format: .avif, reason: "its iovl item 1 builds 1000x1000 pixels, more than the 100x100 its ispe declares")) {
+            try validator.validate(overlay)
+        }
+        let fittingOverlay = Data(SyntheticImages.avifGrid(
+            output: (100, 100), declared: (100, 100), rows: 1, columns: 1, tile: (100, 100), references: 3, overlay: true))
+        #expect(try validator.validate(fittingOverlay).pixelWidth == 100)
     }
 
     @Test("a HEIF grid of too many tiles, or of tiles holding more than the pixel limit together, is refused")
