@@ -6,7 +6,10 @@ import Foundation
 /// 20000×20000 image.
 ///
 /// Their pixels together are held to the pixel limit, and an SVG inside an SVG is refused (it
-/// would be validated, and rendered, recursively).
+/// would be validated, and rendered, recursively). Each is validated to the end of its structure
+/// (its header, its pixel limit, its metadata and HEIF grid budgets, its chunks and boxes), but its
+/// compressed pixels are not inflated: a document may embed many images up to the pixel limit
+/// together, and inflating them all would cost what decoding them does.
 struct SVGEmbeddedImages {
     private let limits: ValidationLimits
     /// The pixels of the images checked so far, together.
@@ -38,7 +41,7 @@ struct SVGEmbeddedImages {
         }
         let remaining = limits.maxPixelCount - pixelCount
         do {
-            let info = try ImageValidator(limits: limits, maxPixelCount: max(remaining, 0)).validateForDecoding(Data(bytes))
+            let info = try ImageValidator(limits: limits, maxPixelCount: max(remaining, 0)).validate(Data(bytes))
             pixelCount += info.pixelCount
         } catch {
             if case let .tooManyPixels(format, width, height, _) = error {

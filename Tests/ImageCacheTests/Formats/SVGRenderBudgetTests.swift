@@ -53,6 +53,9 @@ struct SVGRenderBudgetTests {
         var broken = [UInt8](small)
         broken[broken.count - 20] ^= 0xFF
         expectRefusedForDecoding(Self.svg(#"<image href="\#(Self.base64(Data(broken)))"/>"#), "data: URI image that is refused")
+        // A metadata bomb inside is found by the embedded image's own walk.
+        let bomb = DecodingBombTests.png(with: [DecodingBombTests.compressedText(zeroCount: 4 << 20)])
+        expectRefusedForDecoding(Self.svg(#"<image href="\#(Self.base64(bomb))"/>"#), "inflate to more than 1048576 bytes together")
     }
 
     @Test(
