@@ -5,8 +5,8 @@ import ImageFormats
 /// platform's decoding library (libvips on Linux, ImageIO on Apple platforms).
 ///
 /// `decode` is synchronous and CPU-bound; `async` callers run it on the decoding queue, never on
-/// Swift's cooperative pool. It refuses an image whose declared size is over `maxPixelCount`
-/// before decoding any pixels, and decodes only what the processing needs (a JPEG's thumbnail is shrunk while it loads, not after).
+/// Swift's cooperative pool. It refuses an image whose declared size is over `maxPixelCount`, or
+/// whose pixels would take more bytes than the ``DecodeBudget`` allows, before decoding any pixels, and decodes only what the processing needs (a JPEG's thumbnail is shrunk while it loads, not after).
 public protocol ImageDecoder: Sendable {
     /// The first frame of the image `data` holds, upright, in sRGB, processed as `processing` says.
     /// - Throws: ``ImageDecodingError``.
@@ -37,12 +37,18 @@ extension ImageDecoder where Self == PlatformImageDecoder {
 
 extension ImageValidator {
     /// What `data` is, validated for decoding (`ImageValidator.validateForDecoding(_:)`) under
-    /// `maxPixelCount`: every decoder asks this first, so each refuses the same bytes.
-    static func forDecoding(_ data: Data, maxPixelCount: Int) throws(ImageDecodingError) -> ImageInfo {
+    /// `maxPixelCount`, and held to the ``DecodeBudget`` for `processing`: every decoder asks this
+    /// first, so each refuses the same bytes.
+    static func forDecoding(
+        _ data: Data, processing: ImageProcessing, maxPixelCount: Int
+    ) throws(ImageDecodingError) -> ImageInfo {
+        let info: ImageInfo
         do {
-            return try ImageValidator(maxPixelCount: maxPixelCount).validateForDecoding(data)
+            info = try ImageValidator(maxPixelCount: maxPixelCount).validateForDecoding(data)
         } catch {
             throw .invalidImage(error)
         }
+        try DecodeBudget(maxPixelCount: maxPixelCount).check(info, processing: processing)
+        return info
     }
 }

@@ -24,6 +24,9 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
     /// The decode needed more memory than its worker process may use
     /// (``DecodeIsolation/workerMemoryLimitBytes``).
     case decodingExceededMemory(String)
+    /// Decoding the image as `processing` asks would build `bytes` bytes of pixels, over the
+    /// ``DecodeBudget``'s `limit` for it.
+    case overBudget(bytes: Int, limit: Int, processing: ImageProcessing)
 
     public var description: String {
         switch self {
@@ -43,6 +46,8 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
             "Decoding the image took too long (\(detail)) and was stopped; serve a smaller or simpler image, or raise DecodeIsolation's limits for trusted sources."
         case let .decodingExceededMemory(detail):
             "Decoding the image needed more memory than allowed (\(detail)); serve a smaller image, or raise DecodeIsolation.workerMemoryLimitBytes for trusted sources."
+        case let .overBudget(bytes, limit, processing):
+            "Decoding the image as \(processing.identifier) would build \(bytes) bytes of pixels, over the limit of \(limit) bytes (its size and sample depth are too large for it); request a smaller rendition, a thumbnail of a JPEG or WebP, or raise the DecodeBudget's limit."
         }
     }
 }

@@ -26,7 +26,7 @@ public struct PlatformImageDecoder: ImageDecoder {
     ) throws(ImageDecodingError) -> DecodedImage {
         #if canImport(CVips)
         try processing.checkPossible()
-        let info = try ImageValidator.forDecoding(data, maxPixelCount: maxPixelCount)
+        let info = try ImageValidator.forDecoding(data, processing: processing, maxPixelCount: maxPixelCount)
         switch isolation.place(for: info.format) {
         case .inProcess:
             return try VipsDecoder().decode(validated: data, info: info, processing: processing)

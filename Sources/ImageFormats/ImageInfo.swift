@@ -13,14 +13,27 @@ public struct ImageInfo: Sendable, Hashable {
     /// Frames (GIF, animated WebP or PNG), pages (TIFF) or entries (ICO), 1 for a still image;
     /// nil when only the header was read and it does not say.
     public var frameCount: Int?
+    /// The bytes one pixel takes when decoded at the depth the file declares: channels × bytes per
+    /// sample (a 16-bit RGBA PNG 8, a palette PNG 4 once expanded to RGBA, a 16-bit RGB TIFF 6); nil
+    /// when the file does not say, or only the header was read.
+    public var bytesPerPixel: Int?
+    /// The pixels of the raster images an SVG embeds as `data:` URIs, together, which a renderer
+    /// decodes at their own size whatever size it draws them at; 0 for other formats, and when the
+    /// document was not validated for decoding.
+    public var embeddedPixelCount: Int
 
     /// Describes an image.
-    public init(format: ImageFormat, pixelWidth: Int, pixelHeight: Int, isAnimated: Bool = false, frameCount: Int? = nil) {
+    public init(
+        format: ImageFormat, pixelWidth: Int, pixelHeight: Int, isAnimated: Bool = false, frameCount: Int? = nil,
+        bytesPerPixel: Int? = nil, embeddedPixelCount: Int = 0
+    ) {
         self.format = format
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.isAnimated = isAnimated
         self.frameCount = frameCount
+        self.bytesPerPixel = bytesPerPixel
+        self.embeddedPixelCount = embeddedPixelCount
     }
 
     /// Width × height, the figure ``ImageValidator/maxPixelCount`` limits (`Int.max` if that overflows).

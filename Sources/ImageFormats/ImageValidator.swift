@@ -24,14 +24,25 @@ public struct ImageValidator: Sendable {
     /// The largest SVG document accepted, in bytes after gzip is undone: 8 MiB by default.
     public var svgByteLimit: Int = 8 << 20
 
+    /// The most bytes a PNG's compressed text and ICC profile chunks (`zTXt`, compressed `iTXt`,
+    /// `iCCP`) may inflate to, all together: 1 MiB by default. Decoders inflate them when they read
+    /// the header, before any pixel, so a small file of such chunks is a decompression bomb.
+    public var inflatedMetadataByteLimit: Int = 1 << 20
+
     /// A validator with the default limits, or the ones given.
-    public init(maxPixelCount: Int = 100_000_000, svgByteLimit: Int = 8 << 20) {
+    public init(maxPixelCount: Int = 100_000_000, svgByteLimit: Int = 8 << 20, inflatedMetadataByteLimit: Int = 1 << 20) {
         self.maxPixelCount = maxPixelCount
         self.svgByteLimit = svgByteLimit
+        self.inflatedMetadataByteLimit = inflatedMetadataByteLimit
+    }
+
+    /// A validator with `limits`, but `maxPixelCount` pixels at most: for an image inside another.
+    init(limits: ValidationLimits, maxPixelCount: Int) {
+        self.init(maxPixelCount: maxPixelCount, svgByteLimit: limits.svgByteLimit, inflatedMetadataByteLimit: limits.inflatedMetadataByteLimit)
     }
 
     private var limits: ValidationLimits {
-        ValidationLimits(maxPixelCount: maxPixelCount, svgByteLimit: svgByteLimit)
+        ValidationLimits(maxPixelCount: maxPixelCount, svgByteLimit: svgByteLimit, inflatedMetadataByteLimit: inflatedMetadataByteLimit)
     }
 
     /// The format the magic bytes at the start of `prefix` announce, or nil when they match no

@@ -16,7 +16,7 @@ public struct ImageIODecoder: ImageDecoder {
     public func decode(
         _ data: Data, processing: ImageProcessing, maxPixelCount: Int
     ) throws(ImageDecodingError) -> DecodedImage {
-        _ = try ImageValidator.forDecoding(data, maxPixelCount: maxPixelCount)
+        _ = try ImageValidator.forDecoding(data, processing: processing, maxPixelCount: maxPixelCount)
         let sourceOptions = [kCGImageSourceShouldCache: false] as CFDictionary
         guard let source = CGImageSourceCreateWithData(data as CFData, sourceOptions), CGImageSourceGetCount(source) > 0
         else { throw .unsupportedFormat("ImageIO does not read this data") }

@@ -18,7 +18,7 @@ public struct VipsDecoder: ImageDecoder {
     public func decode(
         _ data: Data, processing: ImageProcessing, maxPixelCount: Int
     ) throws(ImageDecodingError) -> DecodedImage {
-        let info = try ImageValidator.forDecoding(data, maxPixelCount: maxPixelCount)
+        let info = try ImageValidator.forDecoding(data, processing: processing, maxPixelCount: maxPixelCount)
         return try decode(validated: data, info: info, processing: processing)
     }
 

@@ -12,6 +12,10 @@ struct HEIFMetadata {
     var itemLocations: ByteReader?
     /// The item data box, if any (construction method 1 points into it).
     var itemData: ByteReader?
+    /// The item information box, which gives each item's type (`iinf`), if any.
+    var itemInfo: ByteReader?
+    /// The item reference box (`iref`), which names the inputs of a derived image, if any.
+    var itemReferences: ByteReader?
 
     /// Parses the children of a `meta` box's payload.
     init(metaPayload: ByteReader) throws(ParseFailure) {
@@ -37,6 +41,8 @@ struct HEIFMetadata {
                 }
             case "iloc": itemLocations = content
             case "idat": itemData = content
+            case "iinf": itemInfo = content
+            case "iref": itemReferences = content
             default: break
             }
         }
@@ -81,14 +87,27 @@ struct HEIFMetadata {
         return size
     }
 
-    /// Checks every item's data extents lie within the file (or within `idat`).
+    /// The size the `ispe` property of item `itemID` declares, if it has one.
+    func spatialExtent(ofItem itemID: Int) throws(ParseFailure) -> (width: Int, height: Int)? {
+        for number in associations[itemID] ?? [] where number >= 1 && number <= properties.count && properties[number - 1].type == "ispe" {
+            var reader = properties[number - 1].payload
+            try reader.skip(4)
+            return (try reader.readInt(byteCount: 4, .bigEndian), try reader.readInt(byteCount: 4, .bigEndian))
+        }
+        return nil
+    }
+
+    /// Checks every item's data extents lie within the file (or within `idat`), and returns where
+    /// each item's data lies.
     ///
     /// The counts come from the file, so each loop is bounded by the bytes its records take: a
     /// count the box cannot hold is refused before looping, and an extent whose record takes no
     /// bytes at all (every field size 0) may appear only once per item, since copies of it would
     /// say nothing new. So the work is linear in the size of `iloc`, whatever it declares.
-    func checkItemLocations(_ format: ImageFormat, fileSize: Int) throws(ParseFailure) {
-        guard var reader = itemLocations else { return }
+    @discardableResult
+    func checkItemLocations(_ format: ImageFormat, fileSize: Int) throws(ParseFailure) -> [Int: HEIFItemLocation] {
+        var locations: [Int: HEIFItemLocation] = [:]
+        guard var reader = itemLocations else { return locations }
         let version = try reader.readUInt8()
         try reader.skip(3)
         let sizes = try reader.readUInt8(), moreSizes = try reader.readUInt8()
@@ -122,6 +141,7 @@ struct HEIFMetadata {
                     throw .malformed("item \(itemID) declares \(extentCount) extents in \(reader.remaining) bytes of iloc")
                 }
             }
+            var location = HEIFItemLocation(constructionMethod: Int(constructionMethod))
             for _ in 0..<extentCount {
                 try reader.skip(indexSize)
                 let offset = try reader.readUnsigned(byteCount: offsetSize, .bigEndian)
@@ -140,7 +160,10 @@ struct HEIFMetadata {
                 default:
                     break  // Data made from other items is checked through those items.
                 }
+                location.extents.append((start, length))
             }
+            locations[itemID] = locations[itemID] ?? location
         }
+        return locations
     }
 }

@@ -42,7 +42,8 @@ enum HEIFParser: ImageFormatParser {
             throw .malformed("an item is associated with a property beyond the \(propertyCount) in ipco")
         }
         let size = try metadata.imageSize(format, limits: limits)
-        try metadata.checkItemLocations(format, fileSize: reader.end)
+        let locations = try metadata.checkItemLocations(format, fileSize: reader.end)
+        try HEIFDerivedImages(metadata: metadata, locations: locations, file: reader.bytes).check(format, limits: limits)
         return ImageInfo(format: format, pixelWidth: size.width, pixelHeight: size.height, isAnimated: false, frameCount: 1)
     }
 

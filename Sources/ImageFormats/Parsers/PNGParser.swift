@@ -9,11 +9,14 @@ enum PNGParser: ImageFormatParser {
         var colorType: UInt8
         var isInterlaced: Bool
 
+        /// The colour type's channels.
+        var channels: Int { [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colorType)] ?? 1 }
+
         /// Bits per pixel: the colour type's channels times the bit depth.
-        var bitsPerPixel: Int {
-            let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colorType)] ?? 1
-            return channels * Int(bitDepth)
-        }
+        var bitsPerPixel: Int { channels * Int(bitDepth) }
+
+        /// Bytes per pixel once decoded: a palette expanded to RGBA, samples of under 8 bits to 8.
+        var decodedBytesPerPixel: Int { colorType == 3 ? 4 : channels * (bitDepth == 16 ? 2 : 1) }
     }
 
     /// The bit depths each colour type allows.
@@ -67,6 +70,7 @@ enum PNGParser: ImageFormatParser {
         var sawPalette = false, dataChunkCount = 0, declaredFrames: Int?
         // The IDAT payloads, when the image data is to be checked too (see PNGImageData).
         var imageData: [UInt8] = []
+        var metadata = PNGCompressedMetadata(limit: limits.inflatedMetadataByteLimit)
         var lastType = "IHDR"
         while true {
             guard reader.has(8) else {
@@ -116,7 +120,9 @@ enum PNGParser: ImageFormatParser {
                 }
                 let frames = declaredFrames ?? 1
                 return ImageInfo(format: .png, pixelWidth: imageHeader.width, pixelHeight: imageHeader.height,
-                                 isAnimated: frames > 1, frameCount: frames)
+                                 isAnimated: frames > 1, frameCount: frames, bytesPerPixel: imageHeader.decodedBytesPerPixel)
+            case "zTXt", "iTXt", "iCCP":
+                try metadata.add(type, body: body)
             default:
                 break  // Ancillary and private chunks only need a valid length and CRC.
             }

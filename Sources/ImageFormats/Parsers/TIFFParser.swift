@@ -27,6 +27,7 @@ enum TIFFParser: ImageFormatParser {
     }
 
     private static let imageWidth: UInt16 = 256, imageLength: UInt16 = 257
+    private static let bitsPerSample: UInt16 = 258, samplesPerPixel: UInt16 = 277
     private static let stripOffsets: UInt16 = 273, stripByteCounts: UInt16 = 279
     private static let tileOffsets: UInt16 = 324, tileByteCounts: UInt16 = 325
     private static let maxPageCount = 1024
@@ -47,6 +48,7 @@ enum TIFFParser: ImageFormatParser {
         var budget = WorkBudget()
         var visited: Set<Int> = []
         var offset = firstOffset, pageCount = 0
+        var bytesPerPixel: Int?
         while offset != 0 {
             guard visited.insert(offset).inserted else { throw .malformed("the IFD chain loops back to offset \(offset)") }
             guard pageCount < maxPageCount else { throw .malformed("more than \(maxPageCount) pages") }
@@ -59,10 +61,11 @@ enum TIFFParser: ImageFormatParser {
             try limits.checkPixels(.tiff, width: size.width, height: size.height)
             try checkValuesInFile(directory, reader, order, page: pageCount)
             try checkImageData(directory, reader, order, page: pageCount, budget: &budget)
+            if pageCount == 1 { bytesPerPixel = decodedBytesPerPixel(directory, reader, order) }
             offset = directory.nextOffset
         }
         return ImageInfo(format: .tiff, pixelWidth: header.pixelWidth, pixelHeight: header.pixelHeight,
-                         isAnimated: false, frameCount: pageCount)
+                         isAnimated: false, frameCount: pageCount, bytesPerPixel: bytesPerPixel)
     }
 
     /// Reads the byte order, the magic number 42 and the first IFD's offset.
@@ -105,6 +108,16 @@ enum TIFFParser: ImageFormatParser {
         let height = try firstValue(of: lengthEntry, reader, order)
         guard width > 0, height > 0 else { throw .malformed("page \(page) is \(width)x\(height)") }
         return (width, height)
+    }
+
+    /// The bytes a decoded pixel of a page takes: SamplesPerPixel × the bytes of its first
+    /// BitsPerSample (TIFF's defaults, 1 and 1, when absent); nil when they are not integers.
+    private static func decodedBytesPerPixel(_ directory: Directory, _ reader: ByteReader, _ order: ByteReader.ByteOrder) -> Int? {
+        guard let samples = directory.entries[samplesPerPixel].map({ try? firstValue(of: $0, reader, order) }) ?? 1,
+            let bits = directory.entries[bitsPerSample].map({ try? firstValue(of: $0, reader, order) }) ?? 1,
+            (1...64).contains(samples), (1...64).contains(bits)
+        else { return nil }
+        return samples * ((bits + 7) / 8)
     }
 
     /// The first value of a SHORT or LONG entry.

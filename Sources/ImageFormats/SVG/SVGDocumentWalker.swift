@@ -11,17 +11,18 @@ struct SVGDocumentWalker {
     private let bytes: [UInt8]
     private var openElements: [ArraySlice<UInt8>] = []
     private var elementCount = 0
-    /// What rendering would draw, when the walk counts it (``SVGRenderCost``); the open elements'
-    /// indices in it, innermost last.
-    private var renderCost: SVGRenderCost?
-    private var openIndices: [Int] = []
+    /// What rendering would cost, when the walk checks it.
+    private var renderChecks: SVGRenderChecks?
 
-    /// A walker over a whole (decompressed) document; `countsRenderCost` also counts what rendering
-    /// it would draw, and refuses it when that is too much.
-    init(document: [UInt8], countsRenderCost: Bool = false) {
+    /// A walker over a whole (decompressed) document; `renderChecks`, when given, are told of each
+    /// element and each run of text, and refuse what would cost too much to render.
+    init(document: [UInt8], renderChecks: SVGRenderChecks? = nil) {
         bytes = document
-        renderCost = countsRenderCost ? SVGRenderCost() : nil
+        self.renderChecks = renderChecks
     }
+
+    /// The pixels of the embedded `data:` images the render checks found, together.
+    var embeddedPixelCount: Int { renderChecks?.embeddedPixelCount ?? 0 }
 
     /// Walks from the root element's `<` at `rootStart` to the end of the document.
     mutating func walk(fromRoot rootStart: Int) throws(ParseFailure) {
@@ -33,6 +34,7 @@ struct SVGDocumentWalker {
                 if rootClosed, !bytes[index..<textEnd].allSatisfy(XMLProlog.isXMLSpace) {
                     throw .malformed("text follows the closing </svg>")
                 }
+                try renderChecks?.characters(bytes[index..<textEnd])
                 index = textEnd
                 continue
             }
@@ -40,7 +42,9 @@ struct SVGDocumentWalker {
                 index = try skip(past: "-->", from: index + 4, inside: "a comment")
             } else if hasPrefix("<![CDATA[", at: index) {
                 guard !openElements.isEmpty else { throw .malformed("a CDATA section outside the root element") }
-                index = try skip(past: "]]>", from: index + 9, inside: "a CDATA section")
+                let contentStart = index + 9
+                index = try skip(past: "]]>", from: contentStart, inside: "a CDATA section")
+                try renderChecks?.characters(bytes[contentStart..<(index - 3)])
             } else if hasPrefix("<?", at: index) {
                 index = try skip(past: "?>", from: index + 2, inside: "a processing instruction")
             } else if hasPrefix("<!ENTITY", at: index) {
@@ -60,19 +64,18 @@ struct SVGDocumentWalker {
             let innermost = openElements.last.map { XMLStartTag.text($0) } ?? "svg"
             throw .refused(.truncated(format: .svg, reason: "the document ends inside <\(innermost)>, before </svg>"))
         }
-        try renderCost?.check()
+        try renderChecks?.finish()
     }
 
     private mutating func openElement(at index: Int) throws(ParseFailure) -> Int {
-        let counting = renderCost != nil
+        let counting = renderChecks != nil
         let tag = try truncatedIfShort { () throws(ParseFailure) in try XMLStartTag.scan(bytes, at: index, collectAttributes: counting) }
         elementCount += 1
         guard elementCount <= Self.maxElementCount else {
             throw .refused(.refusedContent(format: .svg, reason: "it holds more than \(Self.maxElementCount) elements"))
         }
-        let costIndex = renderCost?.add(attributes: tag.attributes, parent: openIndices.last)
+        try renderChecks?.open(tag.name, attributes: tag.attributes, isSelfClosing: tag.isSelfClosing)
         if !tag.isSelfClosing {
-            if let costIndex { openIndices.append(costIndex) }
             openElements.append(tag.name)
             guard openElements.count <= Self.maxDepth else {
                 throw .refused(.refusedContent(format: .svg, reason: "its elements nest more than \(Self.maxDepth) deep"))
@@ -91,7 +94,7 @@ struct SVGDocumentWalker {
         guard let open = openElements.popLast(), open.elementsEqual(name) else {
             throw .malformed("the end tag </\(XMLStartTag.text(name))> does not match the open element")
         }
-        if renderCost != nil { openIndices.removeLast() }
+        renderChecks?.close()
         return end + 1
     }
 

@@ -24,6 +24,12 @@ enum SVGIntrinsicSize {
         return (try pixels(size.width), try pixels(size.height))
     }
 
+    /// The larger side of the root's `viewBox` in user units, 0 without a usable one.
+    static func viewBoxExtent(_ attributes: [(name: String, value: String)]) -> Double {
+        guard let box = attributes.first(where: { $0.name == "viewBox" }).flatMap({ viewBoxSize($0.value) }) else { return 0 }
+        return max(box.width, box.height)
+    }
+
     /// A length in CSS pixels, or nil when it is relative (`%`, `em`) or `auto`; negative or
     /// unparsable lengths make the document invalid.
     private static func absoluteLength(_ text: String) throws(ParseFailure) -> Double? {

@@ -20,10 +20,12 @@ enum SVGParser: ImageFormatParser {
     static func walkStructure(_ reader: ByteReader, header: ImageInfo, limits: ValidationLimits) throws(ParseFailure) -> ImageInfo {
         let document = try wholeDocument(reader.bytes, limits: limits)
         let root = try readRoot(document, limits: limits)
-        var walker = SVGDocumentWalker(document: document, countsRenderCost: limits.checksImageData)
+        let checks = limits.checksImageData ? SVGRenderChecks(limits: limits, userSpaceExtent: root.userSpaceExtent) : nil
+        var walker = SVGDocumentWalker(document: document, renderChecks: checks)
         try walker.walk(fromRoot: root.tagStart)
         var info = root.info
         info.frameCount = 1
+        info.embeddedPixelCount = walker.embeddedPixelCount
         return info
     }
 
@@ -50,7 +52,9 @@ enum SVGParser: ImageFormatParser {
     }
 
     /// Finds the root `<svg>` tag, refuses entity declarations, and reads the size.
-    private static func readRoot(_ document: [UInt8], limits: ValidationLimits) throws(ParseFailure) -> (info: ImageInfo, tagStart: Int) {
+    private static func readRoot(_ document: [UInt8], limits: ValidationLimits) throws(ParseFailure) -> (
+        info: ImageInfo, tagStart: Int, userSpaceExtent: Double
+    ) {
         switch XMLProlog.findRoot(document) {
         case .needMoreBytes:
             throw .needMoreBytes
@@ -65,7 +69,8 @@ enum SVGParser: ImageFormatParser {
             let tag = try XMLStartTag.scan(document, at: root.tagStart, collectAttributes: true)
             let size = try SVGIntrinsicSize.resolve(tag.attributes)
             try limits.checkPixels(.svg, width: size.width, height: size.height)
-            return (ImageInfo(format: .svg, pixelWidth: size.width, pixelHeight: size.height), root.tagStart)
+            let extent = max(Double(size.width), Double(size.height), SVGIntrinsicSize.viewBoxExtent(tag.attributes))
+            return (ImageInfo(format: .svg, pixelWidth: size.width, pixelHeight: size.height), root.tagStart, extent)
         }
     }
 }

@@ -20,7 +20,7 @@ struct StructureWalkTests {
     @Test("a minimal PNG is accepted; a bad chunk CRC, a missing IEND or IDAT is refused")
     func pngChunks() throws {
         let info = try validator.validate(Data(SyntheticImages.png(width: 3, height: 2)))
-        #expect(info == ImageInfo(format: .png, pixelWidth: 3, pixelHeight: 2, isAnimated: false, frameCount: 1))
+        #expect(info == ImageInfo(format: .png, pixelWidth: 3, pixelHeight: 2, isAnimated: false, frameCount: 1, bytesPerPixel: 1))
 
         var damaged = SyntheticImages.png(width: 3, height: 2)
         damaged[damaged.count - 14] ^= 0x01  // Inside the IDAT body.

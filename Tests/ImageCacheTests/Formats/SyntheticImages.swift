@@ -62,10 +62,14 @@ enum SyntheticImages {
         return bytes
     }
 
-    /// A little-endian TIFF of one uncompressed strip whose IFD chain ends at `nextIFD` (0 for none).
-    static func tiff(width: Int, height: Int, nextIFD: Int = 0) -> [UInt8] {
+    /// A little-endian TIFF of one uncompressed strip whose IFD chain ends at `nextIFD` (0 for none),
+    /// declaring `samples` (SamplesPerPixel and BitsPerSample) when given.
+    static func tiff(width: Int, height: Int, nextIFD: Int = 0, samples: (count: Int, bits: Int)? = nil) -> [UInt8] {
         var bytes: [UInt8] = [0x49, 0x49, 0x2A, 0x00] + littleEndian32(8)
-        let entries: [(tag: Int, type: Int, value: Int)] = [(256, 3, width), (257, 3, height), (273, 4, 8 + 2 + 4 * 12 + 4), (279, 4, width * height)]
+        let sampleEntries: [(tag: Int, type: Int, value: Int)] = samples.map { [(258, 3, $0.bits), (277, 3, $0.count)] } ?? []
+        let entryCount = 4 + sampleEntries.count
+        let entries: [(tag: Int, type: Int, value: Int)] =
+            [(256, 3, width), (257, 3, height)] + sampleEntries + [(273, 4, 8 + 2 + entryCount * 12 + 4), (279, 4, width * height)]
         bytes += littleEndian16(entries.count)
         for entry in entries {
             bytes += littleEndian16(entry.tag) + littleEndian16(entry.type) + littleEndian32(1)
