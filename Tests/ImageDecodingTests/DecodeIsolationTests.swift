@@ -86,6 +86,15 @@ struct DecodeIsolationTests {
             return
         }
         #expect(detail.contains("SIGABRT") && detail.contains("panicked"), "\(detail)")
+        // Through the decoder, validation refuses it in the app before any worker sees it.
+        let refused = await #expect(throws: ImageDecodingError.self) {
+            try await PlatformImageDecoder(isolation: isolation)
+                .decodeOffPool(Self.panickingSVG, processing: .thumbnail(maxPixelSize: 64), maxPixelCount: Self.limit)
+        }
+        guard case .invalidImage(.refusedContent)? = refused else {
+            Issue.record("\(String(describing: refused))")
+            return
+        }
     }
 
     @Test("a worker that does not answer by the deadline is killed, and the decode fails as timed out")
