@@ -1,6 +1,23 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// LMDB: Debian's library on Linux (liblmdb-dev, through the CLMDB system-library target). Apple
+// platforms have no system LMDB (iOS none at all), so on a Darwin host the package takes it from
+// a Swift package that builds LMDB's C source, whose module is also named CLMDB: the same
+// `import CLMDB` compiles against either. Written for Apple platforms, not compiled by this
+// project's CI, which runs on Linux; a Linux build never resolves that package.
+#if canImport(Darwin)
+let lmdb: Target.Dependency = .product(name: "CLMDB", package: "CLMDB")
+let lmdbPackages: [Package.Dependency] = [.package(url: "https://github.com/tannerdsilva/CLMDB", from: "0.9.31")]
+let lmdbTargets: [Target] = []
+#else
+let lmdb: Target.Dependency = "CLMDB"
+let lmdbPackages: [Package.Dependency] = []
+let lmdbTargets: [Target] = [
+    .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])])
+]
+#endif
+
 let package = Package(
     name: "swift-image-cache",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
@@ -30,14 +47,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // `swift package generate-documentation` (tools/docs) for the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-    ],
+    ] + lmdbPackages,
     targets: [
-        // The system C libraries, wrapped once each (CLMDB → BlobStore, CSQLite → MetadataIndex).
-        .systemLibrary(
-            name: "CLMDB",
-            pkgConfig: "lmdb",
-            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
-        ),
+        // The system C libraries, wrapped once each (CLMDB → BlobStore, CSQLite → MetadataIndex;
+        // CLMDB is declared above, by platform).
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -52,7 +65,7 @@ let package = Package(
         .target(
             name: "CacheStorage",
             dependencies: [
-                "CLMDB", "CSQLite",
+                lmdb, "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -62,7 +75,7 @@ let package = Package(
             name: "cachectl",
             dependencies: [
                 // CLMDB for the bench's raw-LMDB baseline only.
-                "CacheStorage", "ImageCache", "HTTPCaching", "ImageFormats", "ImageDecoding", "CacheArchive", "CLMDB",
+                "CacheStorage", "ImageCache", "HTTPCaching", "ImageFormats", "ImageDecoding", "CacheArchive", lmdb,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -180,6 +193,7 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+package.targets += lmdbTargets
 
 // SwiftUI's `CachedAsyncImage`, declared only where SwiftUI exists (Apple platforms): this
 // project's CI, on Linux, does not build it. Its decisions live in ImageCache's `AsyncImageModel`,

@@ -22,17 +22,7 @@ public final class WorkerProcess: @unchecked Sendable {
     }
 
     /// `storage-worker` beside the test binary.
-    public static var executable: URL {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        // On Linux the test binary is .build/<config>/X.xctest; on Darwin it is inside the bundle.
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("storage-worker").path),
-            directory.pathComponents.count > 2
-        {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("storage-worker")
-    }
+    public static var executable: URL { BuiltExecutable.named("storage-worker") }
 
     /// Starts `storage-worker ROLE DIR SECONDS SEED` (SECONDS 0: until killed), with `environment`
     /// added to this process's (the worker's `STORAGE_WORKER_*` options).

@@ -82,15 +82,5 @@ enum Cachectl {
     }
 
     /// An executable product built beside the test binary.
-    static func siblingExecutable(_ name: String) -> URL {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var directory = testBinary.deletingLastPathComponent()
-        // On Linux the test binary is .build/<config>/X.xctest; on Darwin it is inside the bundle.
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path),
-            directory.pathComponents.count > 2
-        {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent(name)
-    }
+    static func siblingExecutable(_ name: String) -> URL { BuiltExecutable.named(name) }
 }
