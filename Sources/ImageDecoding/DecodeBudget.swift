@@ -4,7 +4,7 @@ import ImageFormats
 /// in its header before any pixel is decoded: one owner, which every decoder asks through the same
 /// validation step, so each refuses the same images.
 ///
-/// The pixel limit bounds pixels; the work and memory of decoding grow with their bytes. A 778 KB
+/// The pixel limit bounds pixels; the work and memory of decoding grow with their bytes. A small
 /// 16-bit RGBA PNG at the 100-megapixel limit makes a decoder build 800 MB of samples, even for a
 /// small preview. So the budget counts the image as the decoder loads it: at the depth the file
 /// declares (at least the 4 bytes of the RGBA result), at the scale it loads (JPEG shrinks by 2,

@@ -3,7 +3,7 @@ import Foundation
 /// Where decodes and encodes run: a few threads of their own, never Swift's cooperative pool.
 ///
 /// A decode is seconds of CPU for a large photo and cannot yield. Run on the cooperative pool (as
-/// wide as the machine: two threads here), a feed's decodes held every thread of it, and whatever
+/// wide as the machine), a feed's decodes held every thread of it, and whatever
 /// else the app had in flight (network reads, a loopback origin's replies, a storage worker's
 /// readiness) waited behind them until requests timed out. Here they queue on an `OperationQueue`
 /// as wide as the machine, whose threads the operating system shares fairly with the pool's.

@@ -31,7 +31,7 @@ struct ChangeSet {
     /// The pointer tail's first key, read at the first deletion of a logged record (see `dropTailPair`).
     private var tailFirst: UInt64?
     /// The highest number whose pair this change set deleted from the tail (see
-    /// `keepNumbersOfDroppedPairs`).
+    /// `raiseFloorPastDroppedPairs`).
     private var highestDroppedTailNumber: UInt64?
     /// For each digest whose last change here was a put, the record that put prepared (before its
     /// blob number was added) and that number: what ``IndexPrefill`` predicted.
@@ -335,7 +335,7 @@ struct ChangeSet {
     /// tail's indexes read only the pairs past the last number they have read (see
     /// ``PointerTail``). Without it, removing the newest entry gave its number to the next put,
     /// which no index that had read the removed pair ever found.
-    func keepNumbersOfDroppedPairs(_ info: inout StoreInfo) {
+    func raiseFloorPastDroppedPairs(_ info: inout StoreInfo) {
         guard let highestDroppedTailNumber else { return }
         info.numberFloor = max(info.numberFloor, highestDroppedTailNumber + 1)
         info.format = max(info.format, StoreInfo.numberFloorFormat)
@@ -381,7 +381,7 @@ struct ChangeSet {
     /// counting within the transaction.
     private mutating func takeBlobNumber() throws -> UInt64 {
         // Past any pair this transaction already deleted from the tail: the store's floor says so
-        // only once the transaction writes it (see `keepNumbersOfDroppedPairs`).
+        // only once the transaction writes it (see `raiseFloorPastDroppedPairs`).
         let number = try nextBlobNumber
             ?? max(txn.firstFreeBlobNumber(databases) ?? 1, highestDroppedTailNumber.map { $0 + 1 } ?? 0)
         nextBlobNumber = number + 1

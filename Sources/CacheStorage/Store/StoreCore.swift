@@ -215,7 +215,7 @@ final class StoreCore: Sendable {
                     if changes.wroteToRecordLog { info.format = max(info.format, StoreInfo.recordLogFormat) }
                     if changes.wroteBytesWithRecord { info.format = max(info.format, StoreInfo.bytesWithRecordFormat) }
                     if changes.wroteToTail { info.format = max(info.format, StoreInfo.pointerTailFormat) }
-                    changes.keepNumbersOfDroppedPairs(&info)
+                    changes.raiseFloorPastDroppedPairs(&info)
                     try txn.appendJournal(changes.touched, info: &info, self.blobs.databases)
                     try txn.writeStoreInfo(info, self.blobs.databases)
                     return (outcomes, changes.putRecords, JournalSpan(after: headBefore, through: info.head))
@@ -659,7 +659,7 @@ final class StoreCore: Sendable {
                     }
                     freed.entries += changes.derivedRemoved.entries
                     freed.bytes += changes.derivedRemoved.bytes
-                    changes.keepNumbersOfDroppedPairs(&info)
+                    changes.raiseFloorPastDroppedPairs(&info)
                     try txn.appendJournal(changes.touched, info: &info, blobs.databases)
                     try txn.writeStoreInfo(info, blobs.databases)
                     return (

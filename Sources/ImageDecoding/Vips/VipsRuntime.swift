@@ -6,9 +6,8 @@ import CVips
 /// Its operation cache is switched off: it would keep recently decoded images alive for reuse,
 /// and the pipeline keeps its own caches of exactly what it wants kept. Each decode runs on one
 /// thread, the caller's: a pipeline decodes many images at once (a feed), one task each, and
-/// libvips' default of a pool of threads per image oversubscribed the cores (beside the decoding
-/// suites, a storage test process could not start within 30 s on this 2-core machine). Its warnings ("ignoring
-/// nclx profile", a damaged tile) are not printed: a library does not write to an app's standard
+/// libvips' default of a pool of threads per image oversubscribed the cores, starving everything
+/// else the machine ran. Its warnings ("ignoring nclx profile", a damaged tile) are not printed: a library does not write to an app's standard
 /// error, and every failure that matters reaches the caller as an ``ImageDecodingError``.
 enum VipsRuntime {
     private static let started: Result<Void, ImageDecodingError> = {
