@@ -1,0 +1,103 @@
+import Foundation
+import ImageFormats
+
+/// A BMP file's or an icon entry's pixels, decoded here from the layout the validator read: every
+/// coding a DIB has (1- to 8-bit palettes, 16- and 32-bit channel masks, 24-bit, RLE8 and RLE4),
+/// rows in either order, an icon's transparency mask. Written in Swift because libvips has no
+/// loader of its own for either format, and the one it would fall back to (ImageMagick) is not
+/// run on bytes from the network.
+enum BitmapDecoder {
+    /// The pixels of the bitmap `layout` describes within `bytes`, as RGBA with straight alpha,
+    /// rows top to bottom.
+    ///
+    /// Alpha comes from a 16- or 32-bit bitmap's alpha channel unless that channel is zero
+    /// everywhere (most 32-bit files leave it unused, and a picture no one could see is not what
+    /// they mean), else from an icon's transparency mask, else the image is opaque.
+    static func decode(_ bytes: [UInt8], _ layout: BitmapLayout, frameCount: Int = 1) throws(ImageDecodingError) -> DecodedImage {
+        var output = [UInt8](repeating: 0, count: layout.width * layout.height * 4)
+        let hasAlpha: Bool
+        switch layout.coding {
+        case let .indexed(bitsPerPixel):
+            decodeIndexed(bytes, layout, bitsPerPixel: bitsPerPixel, into: &output)
+            hasAlpha = false
+        case let .packed(bitsPerPixel, masks):
+            hasAlpha = decodePacked(bytes, layout, bitsPerPixel: bitsPerPixel, masks: masks, into: &output)
+        case .runLength:
+            // Pixels the runs skip stay transparent, as browsers show them.
+            try RunLengthDecoder(bytes: bytes, layout: layout).decode(into: &output)
+            hasAlpha = true
+        }
+        if !hasAlpha, let mask = layout.transparencyMask {
+            applyTransparencyMask(bytes[mask], layout, to: &output)
+        }
+        return DecodedImage(
+            pixelWidth: layout.width, pixelHeight: layout.height, pixelFormat: .rgba8, bytesPerRow: layout.width * 4,
+            pixels: Data(output), frameCount: frameCount)
+    }
+
+    /// Where stored row `row` (0 first in the file) lands in the output, top row 0.
+    private static func outputRow(_ row: Int, _ layout: BitmapLayout) -> Int {
+        layout.isTopDown ? row : layout.height - 1 - row
+    }
+
+    /// 1-, 2-, 4- or 8-bit indices into the palette, the leftmost pixel in a byte's highest bits.
+    /// An index past the palette's end shows black.
+    private static func decodeIndexed(_ bytes: [UInt8], _ layout: BitmapLayout, bitsPerPixel: Int, into output: inout [UInt8]) {
+        let pixelsPerByte = 8 / bitsPerPixel
+        let indexMask = (1 << bitsPerPixel) - 1
+        let palette = layout.palette
+        for row in 0..<layout.height {
+            let rowStart = layout.pixels.lowerBound + row * layout.rowByteCount
+            var target = outputRow(row, layout) * layout.width * 4
+            for x in 0..<layout.width {
+                let byte = Int(bytes[rowStart + x / pixelsPerByte])
+                let index = byte >> (8 - bitsPerPixel * (x % pixelsPerByte + 1)) & indexMask
+                if index < palette.count {
+                    let colour = palette[index]
+                    (output[target], output[target + 1], output[target + 2]) = (colour.red, colour.green, colour.blue)
+                }
+                output[target + 3] = 255
+                target += 4
+            }
+        }
+    }
+
+    /// 16-, 24- or 32-bit little-endian pixels whose channels lie under `masks`. Returns whether
+    /// the alpha channel says anything (some pixel's alpha is not zero); when it does not, every
+    /// pixel is made opaque.
+    private static func decodePacked(
+        _ bytes: [UInt8], _ layout: BitmapLayout, bitsPerPixel: Int, masks: BitmapLayout.Masks, into output: inout [UInt8]
+    ) -> Bool {
+        let bytesPerPixel = bitsPerPixel / 8
+        let (red, green, blue, alpha) = (ChannelMask(masks.red), ChannelMask(masks.green), ChannelMask(masks.blue), ChannelMask(masks.alpha))
+        var alphaSeen = false
+        for row in 0..<layout.height {
+            var source = layout.pixels.lowerBound + row * layout.rowByteCount
+            var target = outputRow(row, layout) * layout.width * 4
+            for _ in 0..<layout.width {
+                var value: UInt32 = 0
+                for byte in 0..<bytesPerPixel { value |= UInt32(bytes[source + byte]) << (8 * byte) }
+                let opacity = alpha.value(in: value)
+                alphaSeen = alphaSeen || opacity != 0
+                (output[target], output[target + 1], output[target + 2], output[target + 3]) =
+                    (red.value(in: value), green.value(in: value), blue.value(in: value), opacity)
+                source += bytesPerPixel
+                target += 4
+            }
+        }
+        guard !alphaSeen else { return true }
+        for alphaIndex in stride(from: 3, to: output.count, by: 4) { output[alphaIndex] = 255 }
+        return false
+    }
+
+    /// An icon's AND mask: a set bit makes its pixel transparent.
+    private static func applyTransparencyMask(_ mask: ArraySlice<UInt8>, _ layout: BitmapLayout, to output: inout [UInt8]) {
+        for row in 0..<layout.height {
+            let rowStart = mask.startIndex + row * layout.maskRowByteCount
+            let outputStart = outputRow(row, layout) * layout.width * 4
+            for x in 0..<layout.width where mask[rowStart + x / 8] & (0x80 >> (x % 8)) != 0 {
+                output[outputStart + x * 4 + 3] = 0
+            }
+        }
+    }
+}
