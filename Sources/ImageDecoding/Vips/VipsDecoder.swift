@@ -12,9 +12,9 @@ import ImageFormats
 /// they show a damaged image as far as it goes. Loads then run with `fail_on=error`, so a decoder
 /// error is an error rather than a grey band where the damage starts.
 ///
-/// libvips has no loader of its own for BMP files and icons, only ImageMagick's, which is slow,
-/// spills to temporary files and misreads greyscale icons: their pixels are decoded in Swift,
-/// then resampled by libvips as any other image's are.
+/// libvips has no loader of its own for BMP files and icons, only ImageMagick's, which the
+/// runtime's allowlist blocks: their pixels are decoded in Swift, then resampled by libvips as any
+/// other image's are.
 public struct VipsDecoder: ImageDecoder {
     /// A decoder; libvips starts at the first decode.
     public init() {}
