@@ -10,30 +10,12 @@ struct BMPDecodingTests {
     let decoder = PlatformImageDecoder()
     static let limit = 100_000_000
 
-    /// Every pixel of `image` against `expected`, one issue per differing pixel (at most five).
-    static func expectPixels(_ image: DecodedImage, _ expected: ExpectedImage, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect((image.pixelWidth, image.pixelHeight) == (expected.width, expected.height), "\(name)", sourceLocation: sourceLocation)
-        guard (image.pixelWidth, image.pixelHeight) == (expected.width, expected.height) else { return }
-        var differences = 0
-        for y in 0..<expected.height {
-            for x in 0..<expected.width {
-                let (r, g, b, a) = image.pixel(x: x, y: y)
-                let actual = RGBA(r: r, g: g, b: b, a: a)
-                guard actual != expected[x, y] else { continue }
-                differences += 1
-                if differences <= 5 {
-                    Issue.record("\(name) at (\(x), \(y)): \(actual), expected \(expected[x, y])", sourceLocation: sourceLocation)
-                }
-            }
-        }
-    }
-
     @Test("every BMP layout decodes to exactly its pixels", arguments: BMPLayout.allCases)
     func layouts(_ layout: BMPLayout) async throws {
         let (file, expected) = layout.sample
         let image = try await decoder.decodeOffPool(file, processing: .original, maxPixelCount: Self.limit)
         #expect(image.pixelFormat == .rgba8 && image.bytesPerRow == image.pixelWidth * 4 && image.frameCount == 1)
-        Self.expectPixels(image, expected, layout.rawValue)
+        expectPixels(image, expected, layout.rawValue)
     }
 
     @Test("run-length data decodes run by run; runs past a row's end are dropped; pixels no run draws are transparent",
@@ -44,7 +26,7 @@ struct BMPDecodingTests {
             rows[y][x].map { RunLengthSample.palette[$0] } ?? .clear
         }
         let image = try await decoder.decodeOffPool(sample.file, processing: .original, maxPixelCount: Self.limit)
-        Self.expectPixels(image, expected, sample.rawValue)
+        expectPixels(image, expected, sample.rawValue)
     }
 
     @Test("run-length data that jumps out of the image or ends early is refused as damaged",

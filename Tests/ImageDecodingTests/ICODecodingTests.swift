@@ -72,7 +72,7 @@ struct ICODecodingTests {
         let icon = GeneratedBitmaps.icon([Self.smallEntry, (bytes, BitmapEntry.width, BitmapEntry.height, entry.bitsPerPixel)])
         let image = try await decoder.decodeOffPool(icon, processing: .original, maxPixelCount: Self.limit)
         #expect(image.frameCount == 2)
-        BMPDecodingTests.expectPixels(image, expected, entry.rawValue)
+        expectPixels(image, expected, entry.rawValue)
     }
 
     @Test("a PNG entry of every colour type and depth decodes as RGBA, through the PNG decoder", arguments: PNGKind.allCases)
@@ -81,7 +81,7 @@ struct ICODecodingTests {
         let icon = GeneratedBitmaps.icon([Self.smallEntry, (png, PNGKind.width, PNGKind.height, 32)])
         let image = try await decoder.decodeOffPool(icon, processing: .original, maxPixelCount: Self.limit)
         #expect(image.frameCount == 2 && image.pixelFormat == .rgba8)
-        BMPDecodingTests.expectPixels(image, kind.expected, kind.rawValue)
+        expectPixels(image, kind.expected, kind.rawValue)
     }
 
     @Test("of two entries the same size, the deeper one is shown")
@@ -90,7 +90,7 @@ struct ICODecodingTests {
         let (width, height) = (BitmapEntry.width, BitmapEntry.height)
         let icon = GeneratedBitmaps.icon([(shallow.bytes, width, height, 4), (deep.bytes, width, height, 32), Self.smallEntry])
         let image = try await decoder.decodeOffPool(icon, processing: .original, maxPixelCount: Self.limit)
-        BMPDecodingTests.expectPixels(image, deep.expected, "the 32-bit entry")
+        expectPixels(image, deep.expected, "the 32-bit entry")
     }
 
     @Test("an entry whose mask is missing from its bytes is opaque")
@@ -100,7 +100,7 @@ struct ICODecodingTests {
             pixelData: GeneratedBitmaps.packedPixels(width: 8, height: 8, bitsPerPixel: 24, topDown: false) { _, _ in 0x00_80FF })
         let icon = GeneratedBitmaps.icon([(writer.iconEntry(mask: []), 8, 8, 24)])
         let image = try await decoder.decodeOffPool(icon, processing: .original, maxPixelCount: Self.limit)
-        BMPDecodingTests.expectPixels(image, ExpectedImage(width: 8, height: 8) { _, _ in RGBA(0, 128, 255) }, "no mask")
+        expectPixels(image, ExpectedImage(width: 8, height: 8) { _, _ in RGBA(0, 128, 255) }, "no mask")
     }
 
     @Test("a thumbnail of an icon is its largest entry resampled, for bitmap and PNG entries alike")
