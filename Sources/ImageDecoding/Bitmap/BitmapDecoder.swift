@@ -47,17 +47,22 @@ enum BitmapDecoder {
         let indexMask = (1 << bitsPerPixel) - 1
         let palette = layout.palette
         for row in 0..<layout.height {
-            let rowStart = layout.pixels.lowerBound + row * layout.rowByteCount
+            var source = layout.pixels.lowerBound + row * layout.rowByteCount
             var target = outputRow(row, layout) * layout.width * 4
-            for x in 0..<layout.width {
-                let byte = Int(bytes[rowStart + x / pixelsPerByte])
-                let index = byte >> (8 - bitsPerPixel * (x % pixelsPerByte + 1)) & indexMask
-                if index < palette.count {
-                    let colour = palette[index]
-                    (output[target], output[target + 1], output[target + 2]) = (colour.red, colour.green, colour.blue)
+            var x = 0
+            while x < layout.width {
+                let byte = Int(bytes[source])
+                for slot in 0..<min(pixelsPerByte, layout.width - x) {
+                    let index = byte >> (8 - bitsPerPixel * (slot + 1)) & indexMask
+                    if index < palette.count {
+                        let colour = palette[index]
+                        (output[target], output[target + 1], output[target + 2]) = (colour.red, colour.green, colour.blue)
+                    }
+                    output[target + 3] = 255
+                    target += 4
                 }
-                output[target + 3] = 255
-                target += 4
+                x += pixelsPerByte
+                source += 1
             }
         }
     }
@@ -69,25 +74,53 @@ enum BitmapDecoder {
         _ bytes: [UInt8], _ layout: BitmapLayout, bitsPerPixel: Int, masks: BitmapLayout.Masks, into output: inout [UInt8]
     ) -> Bool {
         let bytesPerPixel = bitsPerPixel / 8
-        let (red, green, blue, alpha) = (ChannelMask(masks.red), ChannelMask(masks.green), ChannelMask(masks.blue), ChannelMask(masks.alpha))
+        let hasAlphaChannel = masks.alpha != 0
         var alphaSeen = false
-        for row in 0..<layout.height {
-            var source = layout.pixels.lowerBound + row * layout.rowByteCount
-            var target = outputRow(row, layout) * layout.width * 4
-            for _ in 0..<layout.width {
-                var value: UInt32 = 0
-                for byte in 0..<bytesPerPixel { value |= UInt32(bytes[source + byte]) << (8 * byte) }
-                let opacity = alpha.value(in: value)
-                alphaSeen = alphaSeen || opacity != 0
-                (output[target], output[target + 1], output[target + 2], output[target + 3]) =
-                    (red.value(in: value), green.value(in: value), blue.value(in: value), opacity)
-                source += bytesPerPixel
-                target += 4
+        if let red = byteIndex(masks.red, bytesPerPixel), let green = byteIndex(masks.green, bytesPerPixel),
+            let blue = byteIndex(masks.blue, bytesPerPixel), !hasAlphaChannel || byteIndex(masks.alpha, bytesPerPixel) != nil
+        {
+            // The usual case (24-bit, and 32-bit with a byte per channel): bytes copied, not scaled.
+            let alpha = byteIndex(masks.alpha, bytesPerPixel) ?? 0
+            for row in 0..<layout.height {
+                var source = layout.pixels.lowerBound + row * layout.rowByteCount
+                var target = outputRow(row, layout) * layout.width * 4
+                for _ in 0..<layout.width {
+                    let opacity = hasAlphaChannel ? bytes[source + alpha] : 255
+                    alphaSeen = alphaSeen || opacity != 0
+                    (output[target], output[target + 1], output[target + 2], output[target + 3]) =
+                        (bytes[source + red], bytes[source + green], bytes[source + blue], opacity)
+                    source += bytesPerPixel
+                    target += 4
+                }
+            }
+        } else {
+            let (red, green, blue, alpha) = (ChannelMask(masks.red), ChannelMask(masks.green), ChannelMask(masks.blue), ChannelMask(masks.alpha))
+            for row in 0..<layout.height {
+                var source = layout.pixels.lowerBound + row * layout.rowByteCount
+                var target = outputRow(row, layout) * layout.width * 4
+                for _ in 0..<layout.width {
+                    var value: UInt32 = 0
+                    for byte in 0..<bytesPerPixel { value |= UInt32(bytes[source + byte]) << (8 * byte) }
+                    let opacity = hasAlphaChannel ? alpha.value(in: value) : 255
+                    alphaSeen = alphaSeen || opacity != 0
+                    (output[target], output[target + 1], output[target + 2], output[target + 3]) =
+                        (red.value(in: value), green.value(in: value), blue.value(in: value), opacity)
+                    source += bytesPerPixel
+                    target += 4
+                }
             }
         }
+        guard hasAlphaChannel else { return false }
         guard !alphaSeen else { return true }
         for alphaIndex in stride(from: 3, to: output.count, by: 4) { output[alphaIndex] = 255 }
         return false
+    }
+
+    /// Which byte of a pixel `mask` covers, when it covers exactly one whole byte of it.
+    private static func byteIndex(_ mask: UInt32, _ bytesPerPixel: Int) -> Int? {
+        let shift = mask.trailingZeroBitCount
+        guard mask != 0, shift % 8 == 0, mask >> shift == 0xFF, shift / 8 < bytesPerPixel else { return nil }
+        return shift / 8
     }
 
     /// An icon's AND mask: a set bit makes its pixel transparent.

@@ -23,8 +23,13 @@ extension VipsDecoder {
                     bytes.baseAddress, bytes.count, Int32(image.pixelWidth), Int32(image.pixelHeight), 4, VIPS_FORMAT_UCHAR)
                 else { throw classify(VipsRuntime.takeError()) }
                 let memory = VipsImageReference(pointer)
-                // Tagged sRGB, the fourth band is alpha: the thumbnail premultiplies it while it resamples.
-                let source = try VipsImageReference.making({ siv_copy_as_srgb(memory.pointer, $0) }, failure: classify)
+                // Tagged sRGB, the fourth band is alpha: the thumbnail premultiplies it while it
+                // resamples, in floating point. An opaque image leaves its alpha out, and is
+                // given it back after.
+                var source = try VipsImageReference.making({ siv_copy_as_srgb(memory.pointer, $0) }, failure: classify)
+                if image.isOpaque {
+                    source = try VipsImageReference.making({ [source] in siv_drop_alpha(source.pointer, $0) }, failure: classify)
+                }
                 let thumbnail = try VipsImageReference.making(
                     { siv_thumbnail_image(source.pointer, $0, target.width, target.height, target.crop ? 1 : 0) }, failure: classify)
                 return try pixels(of: thumbnail, frameCount: image.frameCount)
