@@ -14,52 +14,58 @@ enum BitmapDecoder {
     /// everywhere (most 32-bit files leave it unused, and a picture no one could see is not what
     /// they mean), else from an icon's transparency mask, else the image is opaque.
     static func decode(_ bytes: [UInt8], _ layout: BitmapLayout, frameCount: Int = 1) throws(ImageDecodingError) -> DecodedImage {
-        var output = [UInt8](repeating: 0, count: layout.width * layout.height * 4)
-        let hasAlpha: Bool
-        switch layout.coding {
-        case let .indexed(bitsPerPixel):
-            decodeIndexed(bytes, layout, bitsPerPixel: bitsPerPixel, into: &output)
-            hasAlpha = false
-        case let .packed(bitsPerPixel, masks):
-            hasAlpha = decodePacked(bytes, layout, bitsPerPixel: bitsPerPixel, masks: masks, into: &output)
-        case .runLength:
-            // Pixels the runs skip stay transparent, as browsers show them.
-            try RunLengthDecoder(bytes: bytes, layout: layout).decode(into: &output)
-            hasAlpha = true
+        var pixels = Data(count: layout.width * layout.height * 4)
+        let result = pixels.withUnsafeMutableBytes { buffer in
+            Result { () throws(ImageDecodingError) in
+                let output = RGBARows(buffer.bindMemory(to: UInt8.self), width: layout.width, height: layout.height)
+                let hasAlpha: Bool
+                switch layout.coding {
+                case let .indexed(bitsPerPixel):
+                    decodeIndexed(bytes, layout, bitsPerPixel: bitsPerPixel, into: output)
+                    hasAlpha = false
+                case let .packed(bitsPerPixel, masks):
+                    hasAlpha = decodePacked(bytes, layout, bitsPerPixel: bitsPerPixel, masks: masks, into: output)
+                case .runLength:
+                    // Pixels the runs skip stay transparent, as browsers show them.
+                    try RunLengthDecoder(bytes: bytes, layout: layout).decode(into: output)
+                    hasAlpha = true
+                }
+                if !hasAlpha, let mask = layout.transparencyMask {
+                    applyTransparencyMask(bytes[mask], layout, to: output)
+                }
+            }
         }
-        if !hasAlpha, let mask = layout.transparencyMask {
-            applyTransparencyMask(bytes[mask], layout, to: &output)
-        }
+        try result.get()
         return DecodedImage(
             pixelWidth: layout.width, pixelHeight: layout.height, pixelFormat: .rgba8, bytesPerRow: layout.width * 4,
-            pixels: Data(output), frameCount: frameCount)
+            pixels: pixels, frameCount: frameCount)
     }
 
-    /// Where stored row `row` (0 first in the file) lands in the output, top row 0.
-    private static func outputRow(_ row: Int, _ layout: BitmapLayout) -> Int {
-        layout.isTopDown ? row : layout.height - 1 - row
+    /// The output row stored row `row` (0 first in the file) fills.
+    private static func outputRow(_ row: Int, _ layout: BitmapLayout, _ output: RGBARows) -> UnsafeMutableBufferPointer<UInt8> {
+        output.row(layout.isTopDown ? row : layout.height - 1 - row)
     }
 
     /// 1-, 2-, 4- or 8-bit indices into the palette, the leftmost pixel in a byte's highest bits.
     /// An index past the palette's end shows black.
-    private static func decodeIndexed(_ bytes: [UInt8], _ layout: BitmapLayout, bitsPerPixel: Int, into output: inout [UInt8]) {
+    private static func decodeIndexed(_ bytes: [UInt8], _ layout: BitmapLayout, bitsPerPixel: Int, into output: RGBARows) {
         let pixelsPerByte = 8 / bitsPerPixel
         let indexMask = (1 << bitsPerPixel) - 1
         let palette = layout.palette
         for row in 0..<layout.height {
             var source = layout.pixels.lowerBound + row * layout.rowByteCount
-            var target = outputRow(row, layout) * layout.width * 4
+            let target = outputRow(row, layout, output)
             var x = 0
             while x < layout.width {
                 let byte = Int(bytes[source])
                 for slot in 0..<min(pixelsPerByte, layout.width - x) {
                     let index = byte >> (8 - bitsPerPixel * (slot + 1)) & indexMask
+                    let pixel = (x + slot) * 4
                     if index < palette.count {
                         let colour = palette[index]
-                        (output[target], output[target + 1], output[target + 2]) = (colour.red, colour.green, colour.blue)
+                        (target[pixel], target[pixel + 1], target[pixel + 2]) = (colour.red, colour.green, colour.blue)
                     }
-                    output[target + 3] = 255
-                    target += 4
+                    target[pixel + 3] = 255
                 }
                 x += pixelsPerByte
                 source += 1
@@ -71,7 +77,7 @@ enum BitmapDecoder {
     /// the alpha channel says anything (some pixel's alpha is not zero); when it does not, every
     /// pixel is made opaque.
     private static func decodePacked(
-        _ bytes: [UInt8], _ layout: BitmapLayout, bitsPerPixel: Int, masks: BitmapLayout.Masks, into output: inout [UInt8]
+        _ bytes: [UInt8], _ layout: BitmapLayout, bitsPerPixel: Int, masks: BitmapLayout.Masks, into output: RGBARows
     ) -> Bool {
         let bytesPerPixel = bitsPerPixel / 8
         let hasAlphaChannel = masks.alpha != 0
@@ -83,36 +89,34 @@ enum BitmapDecoder {
             let alpha = byteIndex(masks.alpha, bytesPerPixel) ?? 0
             for row in 0..<layout.height {
                 var source = layout.pixels.lowerBound + row * layout.rowByteCount
-                var target = outputRow(row, layout) * layout.width * 4
-                for _ in 0..<layout.width {
+                let target = outputRow(row, layout, output)
+                for pixel in stride(from: 0, to: layout.width * 4, by: 4) {
                     let opacity = hasAlphaChannel ? bytes[source + alpha] : 255
                     alphaSeen = alphaSeen || opacity != 0
-                    (output[target], output[target + 1], output[target + 2], output[target + 3]) =
+                    (target[pixel], target[pixel + 1], target[pixel + 2], target[pixel + 3]) =
                         (bytes[source + red], bytes[source + green], bytes[source + blue], opacity)
                     source += bytesPerPixel
-                    target += 4
                 }
             }
         } else {
             let (red, green, blue, alpha) = (ChannelMask(masks.red), ChannelMask(masks.green), ChannelMask(masks.blue), ChannelMask(masks.alpha))
             for row in 0..<layout.height {
                 var source = layout.pixels.lowerBound + row * layout.rowByteCount
-                var target = outputRow(row, layout) * layout.width * 4
-                for _ in 0..<layout.width {
+                let target = outputRow(row, layout, output)
+                for pixel in stride(from: 0, to: layout.width * 4, by: 4) {
                     var value: UInt32 = 0
                     for byte in 0..<bytesPerPixel { value |= UInt32(bytes[source + byte]) << (8 * byte) }
                     let opacity = hasAlphaChannel ? alpha.value(in: value) : 255
                     alphaSeen = alphaSeen || opacity != 0
-                    (output[target], output[target + 1], output[target + 2], output[target + 3]) =
+                    (target[pixel], target[pixel + 1], target[pixel + 2], target[pixel + 3]) =
                         (red.value(in: value), green.value(in: value), blue.value(in: value), opacity)
                     source += bytesPerPixel
-                    target += 4
                 }
             }
         }
         guard hasAlphaChannel else { return false }
         guard !alphaSeen else { return true }
-        for alphaIndex in stride(from: 3, to: output.count, by: 4) { output[alphaIndex] = 255 }
+        output.setOpaque()
         return false
     }
 
@@ -124,12 +128,12 @@ enum BitmapDecoder {
     }
 
     /// An icon's AND mask: a set bit makes its pixel transparent.
-    private static func applyTransparencyMask(_ mask: ArraySlice<UInt8>, _ layout: BitmapLayout, to output: inout [UInt8]) {
+    private static func applyTransparencyMask(_ mask: ArraySlice<UInt8>, _ layout: BitmapLayout, to output: RGBARows) {
         for row in 0..<layout.height {
             let rowStart = mask.startIndex + row * layout.maskRowByteCount
-            let outputStart = outputRow(row, layout) * layout.width * 4
+            let target = outputRow(row, layout, output)
             for x in 0..<layout.width where mask[rowStart + x / 8] & (0x80 >> (x % 8)) != 0 {
-                output[outputStart + x * 4 + 3] = 0
+                target[x * 4 + 3] = 0
             }
         }
     }

@@ -11,8 +11,8 @@ struct RunLengthDecoder {
     let bytes: [UInt8]
     let layout: BitmapLayout
 
-    /// Expands the runs into `output` (zeroed, width × height × 4 bytes).
-    func decode(into output: inout [UInt8]) throws(ImageDecodingError) {
+    /// Expands the runs into `output` (zeroed).
+    func decode(into output: RGBARows) throws(ImageDecodingError) {
         let isRLE4 = layout.bitsPerPixel == 4
         var cursor = layout.pixels.lowerBound
         let end = layout.pixels.upperBound
@@ -27,7 +27,7 @@ struct RunLengthDecoder {
                 // A run: one index (RLE8), or two alternating ones (RLE4).
                 for step in 0..<min(count, layout.width - x) {
                     let index = isRLE4 ? (step % 2 == 0 ? value >> 4 : value & 0x0F) : value
-                    draw(index, x: x + step, row: row, into: &output)
+                    draw(index, x: x + step, row: row, into: output)
                 }
                 x = min(layout.width, x + count)
                 continue
@@ -50,7 +50,7 @@ struct RunLengthDecoder {
                 guard end - cursor >= byteCount else { throw .corrupt("the run-length data ends inside a stretch of \(value) pixels") }
                 for step in 0..<min(Int(value), layout.width - x) {
                     let byte = bytes[cursor + (isRLE4 ? step / 2 : step)]
-                    draw(isRLE4 ? (step % 2 == 0 ? byte >> 4 : byte & 0x0F) : byte, x: x + step, row: row, into: &output)
+                    draw(isRLE4 ? (step % 2 == 0 ? byte >> 4 : byte & 0x0F) : byte, x: x + step, row: row, into: output)
                 }
                 x = min(layout.width, x + Int(value))
                 cursor = min(end, cursor + (byteCount + 1) / 2 * 2)
@@ -60,12 +60,14 @@ struct RunLengthDecoder {
 
     /// Paints palette colour `index` at (`x`, stored row `row`), opaque; an index past the
     /// palette's end paints black.
-    private func draw(_ index: UInt8, x: Int, row: Int, into output: inout [UInt8]) {
-        let target = ((layout.height - 1 - row) * layout.width + x) * 4
+    private func draw(_ index: UInt8, x: Int, row: Int, into output: RGBARows) {
+        precondition(x >= 0 && x < layout.width, "column \(x) outside a \(layout.width)-pixel row")
+        let target = output.row(layout.height - 1 - row)
+        let pixel = x * 4
         if Int(index) < layout.palette.count {
             let colour = layout.palette[Int(index)]
-            (output[target], output[target + 1], output[target + 2]) = (colour.red, colour.green, colour.blue)
+            (target[pixel], target[pixel + 1], target[pixel + 2]) = (colour.red, colour.green, colour.blue)
         }
-        output[target + 3] = 255
+        target[pixel + 3] = 255
     }
 }
