@@ -103,6 +103,33 @@ struct ICODecodingTests {
         expectPixels(image, ExpectedImage(width: 8, height: 8) { _, _ in RGBA(0, 128, 255) }, "no mask")
     }
 
+    @Test("a bitmap entry stored run-length compressed or top-down, or whose colour table runs past its entry, is refused as corrupt")
+    func refusedEntries() async throws {
+        let pixels = GeneratedBitmaps.indexedPixels(width: 8, height: 8, bitsPerPixel: 8, topDown: false) { x, _ in x }
+        let mask = GeneratedBitmaps.andMask(width: 8, height: 8) { _, _ in false }
+        let runLength = DIBWriter(
+            width: 8, height: 8, bitsPerPixel: 8, compression: 1, palette: GeneratedBitmaps.palette(8), declaredColourCount: 8,
+            pixelData: [8, 1, 0, 1])
+        var topDown = DIBWriter(width: 8, height: 8, bitsPerPixel: 8, palette: GeneratedBitmaps.palette(8), declaredColourCount: 8, pixelData: pixels)
+        // The header's height field, doubled, negative: top-down.
+        var topDownBytes = topDown.iconEntry(mask: mask)
+        topDownBytes.replaceSubrange(8..<12, with: withUnsafeBytes(of: Int32(-16).littleEndian, Array.init))
+        topDown.declaredColourCount = 1_000
+        let entries: [(String, [UInt8])] = [
+            ("run-length", runLength.iconEntry(mask: mask)), ("top-down", topDownBytes),
+            ("colour table", topDown.iconEntry(mask: mask)),
+        ]
+        for (name, entry) in entries {
+            let icon = GeneratedBitmaps.icon([(entry, 8, 8, 8)])
+            await #expect("\(name)") {
+                try await decoder.decodeOffPool(icon, processing: .original, maxPixelCount: Self.limit)
+            } throws: { error in
+                guard case let .invalidImage(.corruptStructure(format, reason)) = error as? ImageDecodingError else { return false }
+                return format == .ico && reason.contains(name == "colour table" ? "declares 1000 colours, more than its entry holds" : "which icons never are")
+            }
+        }
+    }
+
     @Test("a thumbnail of an icon is its largest entry resampled, for bitmap and PNG entries alike")
     func thumbnails() async throws {
         let (width, height) = (64, 64)

@@ -124,30 +124,29 @@ package struct BitmapLayout: Sendable, Equatable {
         }
         let height = header.height / 2
         guard height > 0 else { throw .malformed("\(name) is \(header.width)x\(height) pixels") }
-        do throws(ParseFailure) {
-            let coding = try coding(of: header, &reader)
-            let palette = try readPalette(of: header, count: header.colourCount, &reader)
-            let rowByteCount = try header.rowByteCount()
-            let pixelByteCount = try Checked.multiply(rowByteCount, height)
-            guard pixelByteCount <= reader.remaining else {
-                throw .refused(.truncated(format: .ico, reason: "\(name) needs more bytes than its entry holds"))
-            }
-            let pixels = reader.offset..<(reader.offset + pixelByteCount)
-            var layout = BitmapLayout(
-                width: header.width, height: height, isTopDown: false, coding: coding, palette: palette, pixels: pixels,
-                transparencyMask: nil)
-            let maskByteCount = layout.maskRowByteCount * height
-            if maskByteCount <= reader.remaining - pixelByteCount {
-                layout.transparencyMask = pixels.upperBound..<(pixels.upperBound + maskByteCount)
-            }
-            return layout
+        let coding: Coding
+        do {
+            coding = try Self.coding(of: header, &reader)
         } catch {
-            switch error {
-            case .needMoreBytes: throw .malformed("\(name) ends inside its colour table or masks")
-            case let .malformed(reason): throw .malformed("\(name) is broken: \(reason)")
-            case .refused: throw error
-            }
+            throw .malformed("\(name) ends inside its bit masks")
         }
+        guard try Checked.multiply(header.colourCount, header.colourEntryByteCount) <= reader.remaining else {
+            throw .malformed("\(name) declares \(header.colourCount) colours, more than its entry holds")
+        }
+        let palette = try readPalette(of: header, count: header.colourCount, &reader)
+        let pixelByteCount = try Checked.multiply(try header.rowByteCount(), height)
+        guard pixelByteCount <= reader.remaining else {
+            throw .refused(.truncated(format: .ico, reason: "\(name) needs more bytes than its entry holds"))
+        }
+        let pixels = reader.offset..<(reader.offset + pixelByteCount)
+        var layout = BitmapLayout(
+            width: header.width, height: height, isTopDown: false, coding: coding, palette: palette, pixels: pixels,
+            transparencyMask: nil)
+        let maskByteCount = layout.maskRowByteCount * height
+        if maskByteCount <= reader.remaining - pixelByteCount {
+            layout.transparencyMask = pixels.upperBound..<(pixels.upperBound + maskByteCount)
+        }
+        return layout
     }
 
     /// The coding `header` says, reading masks that follow it.
