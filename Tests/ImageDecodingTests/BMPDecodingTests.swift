@@ -71,6 +71,20 @@ struct BMPDecodingTests {
         #expect(decoded > runs / 4, "\(decoded) of \(runs) decoded")
     }
 
+    @Test("a bit-field BMP whose masks are missing (its pixels start where they would) is refused as corrupt")
+    func missingMasks() async throws {
+        var file = [UInt8](BMPLayout.bitFields565.sample.file)
+        // Drop the 12 bytes of masks after the 40-byte header; the pixel offset then points at them.
+        file.removeSubrange(54..<66)
+        file.replaceSubrange(10..<14, with: [54, 0, 0, 0])
+        await #expect {
+            try await decoder.decodeOffPool(Data(file), processing: .original, maxPixelCount: Self.limit)
+        } throws: { error in
+            guard case let .invalidImage(.corruptStructure(format, reason)) = error as? ImageDecodingError else { return false }
+            return format == .bmp && reason.contains("bit masks")
+        }
+    }
+
     /// A 400 × 300 quadrant picture as a 24-bit BMP.
     static let quadrants: Data = {
         let (width, height) = (400, 300)
