@@ -30,22 +30,22 @@ package struct BitmapLayout: Sendable, Equatable {
     }
 
     /// Width in pixels.
-    package var width: Int
+    package let width: Int
     /// Height in pixels (an icon entry's colour rows only).
-    package var height: Int
+    package let height: Int
     /// Whether the first stored row is the top one; bitmaps are stored bottom row first otherwise.
-    package var isTopDown: Bool
-    package var coding: Coding
+    package let isTopDown: Bool
+    package let coding: Coding
     /// The colour table, for indexed and run-length codings: the entries the file holds, at most
     /// 2^bitsPerPixel. An index past its end is a file's mistake.
-    package var palette: [Colour]
+    package let palette: [Colour]
     /// The pixel array's bytes in the data the layout was read from: whole padded rows, or the
     /// run-length data.
-    package var pixels: Range<Int>
+    package let pixels: Range<Int>
     /// An icon's transparency (AND) mask after its pixels, 1 bit per pixel (1: transparent), rows
     /// padded to 32-bit words and stored in the pixels' row order; nil for a BMP file, and for an
     /// icon whose entry ends before its mask does.
-    package var transparencyMask: Range<Int>?
+    package let transparencyMask: Range<Int>?
 
     /// Bits per pixel: per index for the indexed and run-length codings.
     package var bitsPerPixel: Int {
@@ -54,11 +54,16 @@ package struct BitmapLayout: Sendable, Equatable {
         }
     }
 
-    /// Bytes from one uncompressed row to the next (rows are padded to 32-bit words).
-    package var rowByteCount: Int { (width * bitsPerPixel + 31) / 32 * 4 }
-
+    /// Bytes from one uncompressed row of pixels to the next.
+    package let rowByteCount: Int
     /// Bytes from one transparency mask row to the next.
-    package var maskRowByteCount: Int { (width + 31) / 32 * 4 }
+    package let maskRowByteCount: Int
+
+    /// Bytes from the start of one row of `width` pixels at `bitsPerPixel` to the next: a DIB pads
+    /// its rows to 32-bit words.
+    static func rowByteCount(width: Int, bitsPerPixel: Int) throws(ParseFailure) -> Int {
+        try Checked.add(try Checked.multiply(width, bitsPerPixel), 31) / 32 * 4
+    }
 
     private static let fileHeaderSize = 14
 
@@ -84,10 +89,11 @@ package struct BitmapLayout: Sendable, Equatable {
         let fitting = (pixelOffset - reader.relativeOffset) / header.colourEntryByteCount
         let palette = try readPalette(of: header, count: min(header.colourCount, fitting), &reader)
         let available = reader.end - pixelOffset
+        let rowByteCount = try Self.rowByteCount(width: header.width, bitsPerPixel: header.bitsPerPixel)
         let pixelByteCount: Int
         switch header.compression {
         case .none, .bitFields, .alphaBitFields:
-            pixelByteCount = try Checked.multiply(try header.rowByteCount(), header.height)
+            pixelByteCount = try Checked.multiply(rowByteCount, header.height)
         case .runLength8, .runLength4:
             // Run-length data declares its own size, 0 when unknown: then it runs to the end.
             pixelByteCount = header.imageByteCount == 0 ? available : header.imageByteCount
@@ -98,7 +104,8 @@ package struct BitmapLayout: Sendable, Equatable {
         let start = reader.start + pixelOffset
         return BitmapLayout(
             width: header.width, height: header.height, isTopDown: header.isTopDown, coding: coding, palette: palette,
-            pixels: start..<(start + pixelByteCount), transparencyMask: nil)
+            pixels: start..<(start + pixelByteCount), transparencyMask: nil, rowByteCount: rowByteCount,
+            maskRowByteCount: try Self.rowByteCount(width: header.width, bitsPerPixel: 1))
     }
 
     /// The layout of an icon's bitmap entry (`reader` is the entry's window): a DIB header of at
@@ -134,19 +141,18 @@ package struct BitmapLayout: Sendable, Equatable {
             throw .malformed("\(name) declares \(header.colourCount) colours, more than its entry holds")
         }
         let palette = try readPalette(of: header, count: header.colourCount, &reader)
-        let pixelByteCount = try Checked.multiply(try header.rowByteCount(), height)
+        let rowByteCount = try Self.rowByteCount(width: header.width, bitsPerPixel: header.bitsPerPixel)
+        let maskRowByteCount = try Self.rowByteCount(width: header.width, bitsPerPixel: 1)
+        let pixelByteCount = try Checked.multiply(rowByteCount, height)
         guard pixelByteCount <= reader.remaining else {
             throw .refused(.truncated(format: .ico, reason: "\(name) needs more bytes than its entry holds"))
         }
         let pixels = reader.offset..<(reader.offset + pixelByteCount)
-        var layout = BitmapLayout(
+        let maskByteCount = try Checked.multiply(maskRowByteCount, height)
+        let mask = maskByteCount <= reader.remaining - pixelByteCount ? pixels.upperBound..<(pixels.upperBound + maskByteCount) : nil
+        return BitmapLayout(
             width: header.width, height: height, isTopDown: false, coding: coding, palette: palette, pixels: pixels,
-            transparencyMask: nil)
-        let maskByteCount = layout.maskRowByteCount * height
-        if maskByteCount <= reader.remaining - pixelByteCount {
-            layout.transparencyMask = pixels.upperBound..<(pixels.upperBound + maskByteCount)
-        }
-        return layout
+            transparencyMask: mask, rowByteCount: rowByteCount, maskRowByteCount: maskRowByteCount)
     }
 
     /// The coding `header` says, reading masks that follow it.

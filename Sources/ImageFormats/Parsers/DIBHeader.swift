@@ -124,9 +124,4 @@ struct DIBHeader {
             return BitmapLayout.Masks(red: 0xFF_0000, green: 0xFF00, blue: 0xFF, alpha: 0xFF00_0000)
         }
     }
-
-    /// Bytes from the start of one uncompressed row to the next: rows are padded to 32-bit words.
-    func rowByteCount() throws(ParseFailure) -> Int {
-        try Checked.add(try Checked.multiply(width, bitsPerPixel), 31) / 32 * 4
-    }
 }
