@@ -105,12 +105,7 @@ public struct ImageValidator: Sendable {
         do {
             return try header.format.parser.walkStructure(ByteReader(bytes), header: header, limits: limits)
         } catch {
-            switch error {
-            case .needMoreBytes:
-                throw .truncated(format: header.format, reason: "the data ends after \(bytes.count) bytes, before the image does")
-            case let .malformed(reason): throw .corruptStructure(format: header.format, reason: reason)
-            case let .refused(refusal): throw refusal
-            }
+            throw error.structureError(format: header.format, byteCount: bytes.count)
         }
     }
 

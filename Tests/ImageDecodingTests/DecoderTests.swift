@@ -22,6 +22,13 @@ struct DecoderTests {
         }
     }
 
+    @Test("a PNG of every colour type and depth decodes to four channels of its exact pixels", arguments: PNGKind.allCases)
+    func colourTypes(_ kind: PNGKind) async throws {
+        let image = try await decoder.decodeOffPool(kind.png, processing: .original, maxPixelCount: Self.limit)
+        #expect(image.pixelFormat == .rgba8 && image.bytesPerRow == image.pixelWidth * 4)
+        expectPixels(image, kind.expected, kind.rawValue)
+    }
+
     @Test(
         "each processing gives the size it names, aspect ratio kept, never enlarged",
         arguments: [

@@ -72,3 +72,71 @@ enum GeneratedImages {
         return jpeg.prefix(2) + Data(segment) + jpeg.dropFirst(2)
     }
 }
+
+/// A PNG of each colour type and depth, with the pixels it should decode to: every kind must come
+/// out as four channels of 8-bit RGBA.
+enum PNGKind: String, CaseIterable, Sendable {
+    case grey8, grey16, greyAlpha8, greyAlpha16, palette, paletteWithTransparency, rgb8, rgb16, rgba8, rgba16
+
+    static let width = 7, height = 5
+
+    /// Five colours, and the alpha of the first three (a `tRNS` chunk may be shorter than the palette).
+    private static let colours = GeneratedBitmaps.palette(5)
+    private static let colourAlphas: [UInt8] = [255, 0, 128]
+
+    private static func grey(_ x: Int, _ y: Int) -> Int { (x * 37 + y * 51) % 256 }
+    private static func colour(_ x: Int, _ y: Int) -> RGBA { RGBA(x * 35 + 9, y * 57 + 4, (x + y) * 21 + 60, x * 30 + y * 11 + 5) }
+    private static func index(_ x: Int, _ y: Int) -> Int { (x + 2 * y) % 5 }
+
+    /// What each pixel should decode to.
+    var expected: ExpectedImage {
+        ExpectedImage(width: Self.width, height: Self.height) { x, y in
+            let colour = Self.colour(x, y), grey = UInt8(Self.grey(x, y))
+            switch self {
+            case .grey8, .grey16: return RGBA(r: grey, g: grey, b: grey)
+            case .greyAlpha8, .greyAlpha16: return RGBA(r: grey, g: grey, b: grey, a: colour.a)
+            case .palette: return Self.colours[Self.index(x, y)]
+            case .paletteWithTransparency:
+                let index = Self.index(x, y)
+                var entry = Self.colours[index]
+                entry.a = index < Self.colourAlphas.count ? Self.colourAlphas[index] : 255
+                return entry
+            case .rgb8, .rgb16: return RGBA(r: colour.r, g: colour.g, b: colour.b)
+            case .rgba8, .rgba16: return colour
+            }
+        }
+    }
+
+    /// The PNG's bytes. 16-bit samples are the 8-bit value repeated (v × 257), so any fair
+    /// reduction to 8 bits gives v back.
+    var png: Data {
+        let is16 = rawValue.hasSuffix("16")
+        func samples(_ values: [UInt8]) -> [UInt8] { is16 ? values.flatMap { [$0, $0] } : values }
+        let expected = expected
+        let rows = (0..<Self.height).map { y in
+            (0..<Self.width).flatMap { x -> [UInt8] in
+                let pixel = expected[x, y]
+                switch self {
+                case .grey8, .grey16: return samples([pixel.r])
+                case .greyAlpha8, .greyAlpha16: return samples([pixel.r, pixel.a])
+                case .palette, .paletteWithTransparency: return [UInt8(Self.index(x, y))]
+                case .rgb8, .rgb16: return samples([pixel.r, pixel.g, pixel.b])
+                case .rgba8, .rgba16: return samples([pixel.r, pixel.g, pixel.b, pixel.a])
+                }
+            }
+        }
+        let colourType: PNGEncoder.ColourType =
+            switch self {
+            case .grey8, .grey16: .grey
+            case .greyAlpha8, .greyAlpha16: .greyAlpha
+            case .palette, .paletteWithTransparency: .palette
+            case .rgb8, .rgb16: .rgb
+            case .rgba8, .rgba16: .rgba
+            }
+        let isIndexed = colourType == .palette
+        return PNGEncoder.encode(
+            width: Self.width, height: Self.height, colourType: colourType, bitDepth: is16 ? 16 : 8,
+            palette: isIndexed ? Self.colours.flatMap { [$0.r, $0.g, $0.b] } : nil,
+            transparency: self == .paletteWithTransparency ? Self.colourAlphas : nil, rows: rows)
+    }
+}

@@ -11,6 +11,10 @@ import ImageFormats
 /// zlib stream, a GIF's LZW codes, what an SVG would draw), because libvips' loaders are lenient:
 /// they show a damaged image as far as it goes. Loads then run with `fail_on=error`, so a decoder
 /// error is an error rather than a grey band where the damage starts.
+///
+/// libvips has no loader of its own for BMP files and icons, only ImageMagick's, which the
+/// runtime's allowlist blocks: their pixels are decoded in Swift, then resampled by libvips as any
+/// other image's are.
 public struct VipsDecoder: ImageDecoder {
     /// A decoder; libvips starts at the first decode.
     public init() {}
@@ -27,24 +31,47 @@ public struct VipsDecoder: ImageDecoder {
     func decode(validated data: Data, info: ImageInfo, processing: ImageProcessing) throws(ImageDecodingError) -> DecodedImage {
         try VipsRuntime.start()
         let target = try Self.target(of: processing)
-        let loadOptions = Self.loadOptions(for: info.format, data)
-        // libvips reads the bytes lazily, while the pixels are written out: all of it happens here.
+        switch info.format {
+        case .bmp, .ico:
+            return try Self.decodeBitmap(data, info: info, target: target)
+        case .svg:
+            return try Self.withBytes(of: data) { base, count throws(ImageDecodingError) in
+                try Self.render(base, count: count, target: target, size: info)
+            }
+        default:
+            return try Self.decodeEncoded(data, target: target)
+        }
+    }
+
+    /// The box an image is fitted into (or, cropping, fills).
+    typealias Target = (width: Int32, height: Int32, crop: Bool)
+
+    /// Options for every loader: errors are errors.
+    private static let loadOptions = "fail_on=error"
+
+    /// `data` decoded by the libvips loader its bytes call for, processed for `target`.
+    static func decodeEncoded(_ data: Data, target: Target, frameCount: Int? = nil) throws(ImageDecodingError) -> DecodedImage {
+        try withBytes(of: data) { base, count throws(ImageDecodingError) in
+            try decode(base, count: count, target: target, frameCount: frameCount)
+        }
+    }
+
+    /// `body` given the address and count of `data`'s bytes, which libvips reads lazily while the
+    /// pixels are written out: all of it happens inside.
+    private static func withBytes(
+        of data: Data, _ body: (UnsafeRawPointer, Int) throws(ImageDecodingError) -> DecodedImage
+    ) throws(ImageDecodingError) -> DecodedImage {
         let result = data.withUnsafeBytes { bytes in
             Result { () throws(ImageDecodingError) -> DecodedImage in
                 guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .corrupt("no bytes") }
-                guard info.format != .svg else {
-                    return try Self.render(base, count: bytes.count, target: target, size: info, loadOptions: loadOptions)
-                }
-                return try Self.decode(base, count: bytes.count, target: target, loadOptions: loadOptions)
+                return try body(base, bytes.count)
             }
         }
         return try result.get()
     }
 
     /// The box libvips' thumbnail fits (or, cropping, fills); the original is a box no image reaches.
-    private static func target(of processing: ImageProcessing) throws(ImageDecodingError) -> (
-        width: Int32, height: Int32, crop: Bool
-    ) {
+    private static func target(of processing: ImageProcessing) throws(ImageDecodingError) -> Target {
         try processing.checkPossible()
         let unbounded = Int32(VIPS_MAX_COORD)
         switch processing {
@@ -58,15 +85,9 @@ public struct VipsDecoder: ImageDecoder {
         }
     }
 
-    /// The loader's options for `format`: errors are errors; an icon's largest entry (the size the
-    /// validator reports), not its first.
-    private static func loadOptions(for format: ImageFormat, _ data: Data) -> String {
-        guard format == .ico else { return "fail_on=error" }
-        return "fail_on=error,page=\(ICOParser.largestEntryIndex([UInt8](data)) ?? 0)"
-    }
-
+    /// `frameCount` replaces the loader's page count (an icon's PNG entry counts the icon's entries).
     private static func decode(
-        _ base: UnsafeRawPointer, count: Int, target: (width: Int32, height: Int32, crop: Bool), loadOptions: String
+        _ base: UnsafeRawPointer, count: Int, target: Target, frameCount: Int?
     ) throws(ImageDecodingError) -> DecodedImage {
         // The header (the validator has held its size to the pixel limit already), for the
         // orientation and the page count: nothing is decoded yet.
@@ -77,22 +98,21 @@ public struct VipsDecoder: ImageDecoder {
         let upright = swaps ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
         var image: VipsImageReference
         if upright.width <= Int(target.width), upright.height <= Int(target.height) {
-            image = try whole(base, count: count, loadOptions: loadOptions)
+            image = try whole(base, count: count)
         } else {
             image = try toSRGB(
                 VipsImageReference.making(
                     { siv_thumbnail_buffer(base, count, $0, target.width, target.height, target.crop ? 1 : 0, 0, loadOptions) },
                     failure: classify))
         }
-        return try pixels(of: image, frameCount: header.pageCount)
+        return try pixels(of: image, frameCount: frameCount ?? header.pageCount)
     }
 
     /// An SVG rendered at the size the validator gives it (CSS pixels, 96 per inch, as browsers
     /// size it), or within the target when that is smaller: librsvg's own default (72 per inch)
     /// would disagree with the size the pipeline reports for absolute units.
     private static func render(
-        _ base: UnsafeRawPointer, count: Int, target: (width: Int32, height: Int32, crop: Bool), size: ImageInfo,
-        loadOptions: String
+        _ base: UnsafeRawPointer, count: Int, target: Target, size: ImageInfo
     ) throws(ImageDecodingError) -> DecodedImage {
         let scale = min(1, Double(target.width) / Double(size.pixelWidth), Double(target.height) / Double(size.pixelHeight))
         let fitted = target.crop ? (width: min(Int(target.width), size.pixelWidth), height: min(Int(target.height), size.pixelHeight))
@@ -104,7 +124,7 @@ public struct VipsDecoder: ImageDecoder {
     }
 
     /// `image`'s pixels as 8-bit sRGB RGBA, computed now (the load and every step run here).
-    private static func pixels(of image: VipsImageReference, frameCount: Int) throws(ImageDecodingError) -> DecodedImage {
+    static func pixels(of image: VipsImageReference, frameCount: Int) throws(ImageDecodingError) -> DecodedImage {
         let image = try rgba8(image)
         var size = 0
         guard let memory = vips_image_write_to_memory(image.pointer, &size) else { throw classify(VipsRuntime.takeError()) }
@@ -119,9 +139,7 @@ public struct VipsDecoder: ImageDecoder {
 
     /// The image decoded at its own size: its embedded ICC profile converted to sRGB, EXIF
     /// orientation applied.
-    private static func whole(
-        _ base: UnsafeRawPointer, count: Int, loadOptions: String
-    ) throws(ImageDecodingError) -> VipsImageReference {
+    private static func whole(_ base: UnsafeRawPointer, count: Int) throws(ImageDecodingError) -> VipsImageReference {
         guard let pointer = siv_load_buffer(base, count, loadOptions) else { throw classify(VipsRuntime.takeError()) }
         let image = try toSRGB(VipsImageReference(pointer))
         return try VipsImageReference.making({ siv_autorot(image.pointer, $0) }, failure: classify)
@@ -148,7 +166,7 @@ public struct VipsDecoder: ImageDecoder {
     }
 
     /// libvips' message as the error it is: an unknown format, or damage.
-    private static func classify(_ message: String) -> ImageDecodingError {
+    static func classify(_ message: String) -> ImageDecodingError {
         message.contains("not in a known format") ? .unsupportedFormat(message) : .corrupt(message)
     }
 }

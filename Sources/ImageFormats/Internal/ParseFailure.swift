@@ -10,3 +10,15 @@ enum ParseFailure: Error {
     /// A specific refusal the parser already worded (a pixel limit, a precise truncation).
     case refused(ImageValidationError)
 }
+
+extension ParseFailure {
+    /// The failure as the validator words it for a walk of the whole file, `byteCount` bytes long:
+    /// running out of bytes there means the file is cut short.
+    func structureError(format: ImageFormat, byteCount: Int) -> ImageValidationError {
+        switch self {
+        case .needMoreBytes: .truncated(format: format, reason: "the data ends after \(byteCount) bytes, before the image does")
+        case let .malformed(reason): .corruptStructure(format: format, reason: reason)
+        case let .refused(refusal): refusal
+        }
+    }
+}

@@ -9,15 +9,54 @@ package enum ICOParser: ImageFormatParser {
         var offset: Int
     }
 
+    /// What one entry holds.
+    package enum Image: Sendable, Equatable {
+        /// A whole PNG file: these bytes of the icon.
+        case png(Range<Int>)
+        /// A bitmap without its file header, and its transparency mask.
+        case bitmap(BitmapLayout)
+    }
+
+    /// An entry's image and the size it has (which its directory entry may not say).
+    private struct Found {
+        var image: Image
+        var width: Int
+        var height: Int
+        var bitsPerPixel: Int
+    }
+
     private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     static func readHeader(_ reader: ByteReader, limits: ValidationLimits) throws(ParseFailure) -> ImageInfo {
         let entries = try readDirectory(reader)
-        let largest = largestSize(entries.map { ($0.width, $0.height) })
+        // The directory's sizes, until the walk reads each image's own.
+        let largest = entries.dropFirst().reduce(entries[0]) { $1.width * $1.height > $0.width * $0.height ? $1 : $0 }
         return ImageInfo(format: .ico, pixelWidth: largest.width, pixelHeight: largest.height, isAnimated: false, frameCount: entries.count)
     }
 
     static func walkStructure(_ reader: ByteReader, header: ImageInfo, limits: ValidationLimits) throws(ParseFailure) -> ImageInfo {
+        let images = try images(reader, limits: limits, validatingPNGs: true)
+        let largest = images[largestIndex(images)]
+        return ImageInfo(format: .ico, pixelWidth: largest.width, pixelHeight: largest.height, isAnimated: false, frameCount: images.count)
+    }
+
+    /// The image of the icon `data` whose size the validator reports (the largest; of several that
+    /// large, the deepest), for a decoder that shows one.
+    ///
+    /// - Throws: ``ImageValidationError`` when `data` is no icon the validator accepts.
+    package static func largestImage(in data: [UInt8]) throws(ImageValidationError) -> Image {
+        do {
+            // The validator has already held every entry to the pixel limit and walked its PNGs.
+            let images = try images(ByteReader(data), limits: ValidationLimits(maxPixelCount: .max, svgByteLimit: 0, inflatedMetadataByteLimit: .max), validatingPNGs: false)
+            return images[largestIndex(images)].image
+        } catch {
+            throw error.structureError(format: .ico, byteCount: data.count)
+        }
+    }
+
+    /// Each entry's image and size, its bytes checked to lie inside the file apart from the other
+    /// entries'; each PNG walked to its end (CRCs included) when `validatingPNGs`, else only its header read.
+    private static func images(_ reader: ByteReader, limits: ValidationLimits, validatingPNGs: Bool) throws(ParseFailure) -> [Found] {
         let entries = try readDirectory(reader)
         let directoryEnd = 6 + 16 * entries.count
         var ranges: [Range<Int>] = []
@@ -36,15 +75,20 @@ package enum ICOParser: ImageFormatParser {
         guard zip(sorted, sorted.dropFirst()).allSatisfy({ $0.upperBound <= $1.lowerBound }) else {
             throw .malformed("two entries share the same image bytes")
         }
-        var sizes: [(width: Int, height: Int)] = []
+        var images: [Found] = []
         for (index, range) in ranges.enumerated() {
-            let image = Array(reader.bytes[range])
-            sizes.append(image.starts(with: pngSignature)
-                ? try embeddedPNGSize(image, entry: index + 1, limits: limits)
-                : try embeddedBitmapSize(image, entry: index + 1, limits: limits))
+            if reader.bytes[range].starts(with: pngSignature) {
+                let size = try embeddedPNGSize(Array(reader.bytes[range]), entry: index + 1, limits: limits, walking: validatingPNGs)
+                images.append(Found(image: .png(range), width: size.width, height: size.height, bitsPerPixel: 32))
+            } else {
+                var cursor = reader
+                try cursor.seek(toRelative: range.lowerBound)
+                let layout = try BitmapLayout.ofIconEntry(try cursor.readWindow(range.count), name: "the bitmap of entry \(index + 1)")
+                try limits.checkPixels(.ico, width: layout.width, height: layout.height)
+                images.append(Found(image: .bitmap(layout), width: layout.width, height: layout.height, bitsPerPixel: layout.bitsPerPixel))
+            }
         }
-        let largest = largestSize(sizes)
-        return ImageInfo(format: .ico, pixelWidth: largest.width, pixelHeight: largest.height, isAnimated: false, frameCount: entries.count)
+        return images
     }
 
     /// Reads ICONDIR and its entries (a width or height byte of 0 means 256).
@@ -65,9 +109,12 @@ package enum ICOParser: ImageFormatParser {
     }
 
     /// Validates a PNG entry completely (CRCs included) and returns its size.
-    private static func embeddedPNGSize(_ image: [UInt8], entry: Int, limits: ValidationLimits) throws(ParseFailure) -> (width: Int, height: Int) {
+    private static func embeddedPNGSize(
+        _ image: [UInt8], entry: Int, limits: ValidationLimits, walking: Bool
+    ) throws(ParseFailure) -> (width: Int, height: Int) {
         do {
             let header = try PNGParser.readHeader(ByteReader(image), limits: limits)
+            guard walking else { return (header.pixelWidth, header.pixelHeight) }
             let info = try PNGParser.walkStructure(ByteReader(image), header: header, limits: limits)
             return (info.pixelWidth, info.pixelHeight)
         } catch {
@@ -81,48 +128,13 @@ package enum ICOParser: ImageFormatParser {
         }
     }
 
-    /// Checks a bitmap entry's DIB header and that its colour (XOR) pixels fit, and returns its size.
-    private static func embeddedBitmapSize(_ image: [UInt8], entry: Int, limits: ValidationLimits) throws(ParseFailure) -> (width: Int, height: Int) {
-        var reader = ByteReader(image)
-        do throws(ParseFailure) {
-            let headerSize = try reader.readInt(byteCount: 4, .littleEndian)
-            guard headerSize >= 40 else { throw .malformed("the bitmap of entry \(entry) has a DIB header of \(headerSize) bytes") }
-            let width = Int(Int32(bitPattern: try reader.readUInt32(.littleEndian)))
-            // The height counts the colour rows and the transparency mask rows together.
-            let doubledHeight = Int(Int32(bitPattern: try reader.readUInt32(.littleEndian)))
-            try reader.skip(2)
-            let bitsPerPixel = Int(try reader.readUInt16(.littleEndian))
-            let height = doubledHeight / 2
-            guard width > 0, height > 0, [1, 4, 8, 16, 24, 32].contains(bitsPerPixel) else {
-                throw .malformed("the bitmap of entry \(entry) is \(width)x\(height) at \(bitsPerPixel) bits per pixel")
-            }
-            try limits.checkPixels(.ico, width: width, height: height)
-            let rowBytes = try Checked.add(try Checked.multiply(width, bitsPerPixel), 31) / 32 * 4
-            guard try Checked.add(headerSize, try Checked.multiply(rowBytes, height)) <= image.count else {
-                throw .refused(.truncated(format: .ico, reason: "the bitmap of entry \(entry) needs more bytes than its entry holds"))
-            }
-            return (width, height)
-        } catch .needMoreBytes {
-            throw .malformed("the bitmap of entry \(entry) is shorter than its header")
+    /// The index of the first of the largest images (by area), and of those the deepest: an
+    /// icon often holds one size at several colour depths.
+    private static func largestIndex(_ images: [Found]) -> Int {
+        images.indices.reduce(0) { best, index in
+            let (candidate, leader) = (images[index], images[best])
+            let (area, leaderArea) = (candidate.width * candidate.height, leader.width * leader.height)
+            return area > leaderArea || (area == leaderArea && candidate.bitsPerPixel > leader.bitsPerPixel) ? index : best
         }
-    }
-
-    /// The size with the most pixels (the first one on a tie).
-    private static func largestSize(_ sizes: [(width: Int, height: Int)]) -> (width: Int, height: Int) {
-        sizes[largestIndex(sizes)]
-    }
-
-    /// The index of the first of the largest sizes (by area).
-    private static func largestIndex(_ sizes: [(width: Int, height: Int)]) -> Int {
-        sizes.indices.reduce(0) { best, index in
-            sizes[index].width * sizes[index].height > sizes[best].width * sizes[best].height ? index : best
-        }
-    }
-
-    /// The index of the largest entry its directory declares, for a decoder that loads one entry
-    /// (the size ``readHeader(_:limits:)`` reports is that entry's); nil when `data` is no icon.
-    package static func largestEntryIndex(_ data: [UInt8]) -> Int? {
-        guard let entries = try? readDirectory(ByteReader(data)) else { return nil }
-        return largestIndex(entries.map { ($0.width, $0.height) })
     }
 }
