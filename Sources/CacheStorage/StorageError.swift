@@ -35,6 +35,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible, L
     /// A derived entry was not stored: its ``EntrySource`` is no longer in the store with the
     /// bytes it was derived from (removed, evicted or replaced meanwhile, perhaps by another process).
     case sourceChanged(key: String, source: String)
+    /// Something other than what the store keeps stands at one of its names (a FIFO, a symbolic
+    /// link, a device where a regular file belongs): refused without opening it, as opening could
+    /// block forever or reach a file outside the store.
+    case unexpectedFileType(path: String, found: String, expected: String)
 
     public var description: String {
         switch self {
@@ -66,10 +70,17 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible, L
             return "Could not \(operation) \(path): permission denied. The cache folder belongs to another user or its modes forbid this; use a folder this user owns."
         case let .sourceChanged(key, source):
             return "'\(key.prefix(200))' was not stored: its source '\(source.prefix(200))' was removed or replaced since it was read; derive it again from the source's current bytes."
+        case let .unexpectedFileType(path, found, expected):
+            return "\(path) is a \(found), not a \(expected); the cache never puts one there: remove it (only the cache should write in this folder) and try again."
         }
     }
 
     public var errorDescription: String? { description }
+
+    /// Whether something other than the kind of file the store keeps stood at one of its names.
+    package var isUnexpectedFileType: Bool {
+        if case .unexpectedFileType = self { true } else { false }
+    }
 
     /// Whether the failure was a lack of space (a full disk or a used-up quota): writes resume by
     /// themselves once space is freed.

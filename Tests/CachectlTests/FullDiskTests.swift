@@ -201,9 +201,11 @@ struct ForeignUserTests {
         #expect(list.status == 0 && list.output.contains("foreign.png"), "\(list)")
         #expect(try await Cachectl.run(["show", key] + path, asUser: 65534).status == 0)
         #expect(try await Cachectl.run(["verify"] + path, asUser: 65534).status == 0)
-        let exportTarget = TemporaryDirectory("foreign-export")
-        chmod(exportTarget.url.path, 0o777)
-        let export = try await Cachectl.run(["export", "--to", exportTarget.url.path] + path, asUser: 65534)
+        // Into a folder of their own: export refuses a folder another user owns or may write in.
+        let exportParent = TemporaryDirectory("foreign-export")
+        chmod(exportParent.url.path, 0o777)
+        let exportTarget = exportParent.url.appendingPathComponent("inspected").path
+        let export = try await Cachectl.run(["export", "--to", exportTarget] + path, asUser: 65534)
         #expect(export.status == 0, "\(export)")
         let purge = try await Cachectl.run(["purge", "--all"] + path, asUser: 65534)
         #expect(purge.status == 2 && purge.errors.contains("cannot be written"), "\(purge)")

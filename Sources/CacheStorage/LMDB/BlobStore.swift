@@ -87,12 +87,12 @@ final class BlobStore: @unchecked Sendable {
             }
         }
         let dataFile = directory.appendingPathComponent("data.mdb")
-        if dataFile.isExistingNonRegularFile {
-            throw .damaged("data.mdb is not a regular file")
-        }
-        // LMDB opens its files by name and would follow a link planted there.
-        if directory.appendingPathComponent("lock.mdb").isExistingNonRegularFile {
-            throw .damaged("lock.mdb is not a regular file")
+        // LMDB opens its files by name: it would follow a link planted there, and wait forever
+        // on a FIFO.
+        for name in ["data.mdb", "lock.mdb"] {
+            if let kind = CheckedPath.nonRegularKind(at: directory.appendingPathComponent(name).path) {
+                throw .damaged("\(name) is a \(kind), not a regular file")
+            }
         }
         // Random advice from the map's first page on (see `advise`), until `finishOpening`.
         var flags = UInt32(MDB_NOTLS) | UInt32(MDB_NORDAHEAD) | Self.syncFlags(durability)
@@ -640,12 +640,5 @@ extension URL {
     var isSymbolicLink: Bool {
         var info = stat()
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
-    }
-
-    /// Whether something other than a regular file stands here (a symbolic link counts).
-    var isExistingNonRegularFile: Bool {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return false }
-        return (info.st_mode & S_IFMT) != S_IFREG
     }
 }

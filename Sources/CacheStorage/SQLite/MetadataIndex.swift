@@ -81,6 +81,16 @@ final class MetadataIndex: @unchecked Sendable {
                 // SQLite gives its -wal and -shm files the mode of the database file.
                 try StoreFiles.createFile(URL(fileURLWithPath: path), sharing: sharing)
             }
+            if case .memory = location {} else {
+                // SQLite opens the file and its companions by name: it would wait forever on a
+                // FIFO planted at one of them, and a read-only open would follow a link.
+                for suffix in ["", "-wal", "-shm", "-journal"] {
+                    if let kind = CheckedPath.nonRegularKind(at: path + suffix) {
+                        throw OpenFailure.failed(
+                            .unexpectedFileType(path: path + suffix, found: kind, expected: "regular file"))
+                    }
+                }
+            }
             let readOnly = if case .readOnlyFile = location { true } else { false }
             let inMemory = if case .memory = location { true } else { false }
             let writer: SQLiteConnection

@@ -26,8 +26,7 @@ struct SpaceReserve: Sendable {
     @discardableResult
     func release() -> Bool {
         guard heldBytes > 0 else { return false }
-        let descriptor = open(url.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
+        guard let descriptor = try? CheckedPath.openFile(url.path, flags: O_WRONLY) else { return false }
         defer { close(descriptor) }
         return ftruncate(descriptor, 0) == 0
     }

@@ -8,9 +8,9 @@ public enum FileSharing: Sendable, Hashable {
     case group
 
     /// The mode of folders the store creates.
-    var directoryMode: mode_t { self == .owner ? 0o700 : 0o770 }
+    package var directoryMode: mode_t { self == .owner ? 0o700 : 0o770 }
     /// The mode of files the store creates.
-    var fileMode: mode_t { self == .owner ? 0o600 : 0o660 }
+    package var fileMode: mode_t { self == .owner ? 0o600 : 0o660 }
 }
 
 #if canImport(Glibc)

@@ -57,13 +57,10 @@ final class FlushMarker: Sendable {
     /// The marker file's text; nil when it is missing, is not a regular file's UTF-8 text, or
     /// cannot be read. Read with POSIX calls: every commit reads it, and every open twice.
     private static func state(at path: String) -> String? {
-        // Non-blocking and checked on the descriptor: a FIFO planted at the name neither blocks
-        // the open nor reads as a marker, and a link is not followed.
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        // A FIFO planted at the name neither blocks the open nor reads as a marker, and a link
+        // is not followed.
+        guard let descriptor = try? CheckedPath.openFile(path, flags: O_RDONLY) else { return nil }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         // A marker is one short line: a file longer than a page is not one, and reads as an
         // empty text (a damaged marker).
         var bytes = [UInt8](repeating: 0, count: 4097)
@@ -156,8 +153,7 @@ final class FlushMarker: Sendable {
     /// Writes `text` over the existing marker of the same length; false when that cannot be done.
     private func overwriteInPlace(_ text: [UInt8], durably: Bool) -> Bool {
         guard stateURL.fileSize == text.count else { return false }
-        let descriptor = open(stateURL.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
+        guard let descriptor = try? CheckedPath.openFile(stateURL.path, flags: O_WRONLY) else { return false }
         defer { close(descriptor) }
         let written = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         return written == text.count && (!durably || fsync(descriptor) == 0)

@@ -18,8 +18,8 @@ enum OpenReadahead {
         // In the order opening reads them.
         let files = [layout.flushState, layout.lmdbLockFile, layout.dataFile, layout.index] + layout.indexSidecars
         for file in files {
-            let descriptor = open(file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            guard descriptor >= 0 else { continue }
+            // Whatever is not a regular file is left for opening to refuse, never waited on here.
+            guard let descriptor = try? CheckedPath.openFile(file.path, flags: O_RDONLY) else { continue }
             _ = posix_fadvise(descriptor, 0, off_t(headBytes), POSIX_FADV_WILLNEED)
             close(descriptor)
         }

@@ -113,9 +113,15 @@ final class FileLock: @unchecked Sendable {
 
     /// Opens an existing lock file without writing anything (flock works on a read-only
     /// descriptor); nil when it is missing or unreadable, as in a folder of another user.
-    static func existing(at url: URL) -> FileLock? {
-        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        return descriptor >= 0 ? FileLock(url: url, descriptor: descriptor) : nil
+    ///
+    /// - Throws: ``StorageError/unexpectedFileType(path:found:expected:)`` when something other
+    ///   than a regular file stands there (a FIFO would otherwise hang the open).
+    static func existing(at url: URL) throws -> FileLock? {
+        switch Result(catching: { () throws(StorageError) in try CheckedPath.openFile(url.path, flags: O_RDONLY) }) {
+        case let .success(descriptor): return FileLock(url: url, descriptor: descriptor)
+        case let .failure(error) where error.isUnexpectedFileType: throw error
+        case .failure: return nil
+        }
     }
 
     deinit {

@@ -108,7 +108,7 @@ struct StoreOpener {
             throw StorageError.readOnly(path: path, reason: "\(reason), and no store exists there yet")
         }
         // A recovery in another process moves files: wait for it, without keeping writers out after.
-        let openLock = FileLock.existing(at: layout.openLock)
+        let openLock = try FileLock.existing(at: layout.openLock)
         openLock?.lockShared()
         defer { openLock?.unlock() }
         if FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout) {
@@ -150,7 +150,7 @@ struct StoreOpener {
             }
             let mirror = StoreMirror(blobs: blobs, index: chosen, logger: configuration.logger)
             let applied = index == nil ? try mirror.catchUp(forceRebuild: true) : info?.head ?? 0
-            let usersLock = FileLock.existing(at: layout.usersLock)
+            let usersLock = try FileLock.existing(at: layout.usersLock)
             usersLock?.lockShared()
             configuration.logger.notice(
                 "Opened the cache store read-only", metadata: ["path": "\(path)", "reason": "\(reason)"])

@@ -25,35 +25,51 @@ enum FingerprintKeyFile {
     /// The store's key, created now if it has none.
     static func key(for store: PersistentStore, logger: Logger) -> FingerprintKey {
         let path = store.directory.appendingPathComponent(name).path
-        if let key = load(path) {
-            if store.configuration.access == .readWrite { tighten(path, to: fileMode(of: store)) }
+        let mode = store.configuration.sharing.fileMode
+        var loaded = load(path)
+        if case let .success(key?) = loaded {
+            // Takes away the permissions the store's sharing no longer gives (a store once shared
+            // with its group, opened since as private): opening tightens the store's own files,
+            // and the key follows them.
+            if store.configuration.access == .readWrite { CheckedPath.setMode(at: path, to: mode, onlyRemoving: true) }
             return key
         }
         guard store.configuration.access == .readWrite else { return .process }
-        let created = create(path, mode: fileMode(of: store))
-        if let key = load(path) { return key }
-        let reason = created ?? "it reads back wrong"
+        var reason: String?
+        if case let .failure(refusal) = loaded {
+            reason = refusal.description
+        } else {
+            reason = create(path, mode: mode)
+            loaded = load(path)
+            if case let .success(key?) = loaded { return key }
+            if case let .failure(refusal) = loaded { reason = refusal.description }
+        }
         logger.warning(
             """
-            The HTTP cache could not keep its fingerprint key at \(path) (\(reason)); responses that vary \
-            on request fields, or were fetched with credentials, will match only within this process. \
-            Check that the store's folder is writable.
+            The HTTP cache could not keep its fingerprint key at \(path) (\(reason ?? "it reads back wrong")); \
+            responses that vary on request fields, or were fetched with credentials, will match only within \
+            this process. Check that the store's folder is writable.
             """)
         return .process
     }
 
-    /// The key in `path`; nil when it is absent, not a regular file (a planted link is not
-    /// followed), or not exactly a key's length.
-    private static func load(_ path: String) -> FingerprintKey? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+    /// The key in `path`; nil when it is absent or not exactly a key's length. Anything but a
+    /// regular file (a link, a FIFO that would block the read) is refused without being read.
+    private static func load(_ path: String) -> Result<FingerprintKey?, StorageError> {
+        let descriptor: Int32
+        do {
+            descriptor = try CheckedPath.openFile(path, flags: O_RDONLY)
+        } catch let error where error.isUnexpectedFileType {
+            return .failure(error)
+        } catch {
+            return .success(nil)
+        }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size == FingerprintKey.byteCount
-        else { return nil }
+        guard fstat(descriptor, &info) == 0, info.st_size == FingerprintKey.byteCount else { return .success(nil) }
         var bytes = [UInt8](repeating: 0, count: FingerprintKey.byteCount)
         let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        return count == FingerprintKey.byteCount ? FingerprintKey(bytes: bytes) : nil
+        return .success(count == FingerprintKey.byteCount ? FingerprintKey(bytes: bytes) : nil)
     }
 
     /// Writes a new key to a file of its own, then links it to `path` unless a key is there
@@ -61,35 +77,18 @@ enum FingerprintKeyFile {
     private static func create(_ path: String, mode: mode_t) -> String? {
         let key = FingerprintKey.random()
         let scratch = "\(path).\(getpid()).\(UInt32.random(in: .min ... .max))"
+        // Exactly the store's mode whatever the umask: under 077 a group store's members could
+        // not read the key, and each would fall back to a key of its own.
+        // O_EXCL: a file this call makes, so a regular file whatever stood at the name before.
         let descriptor = open(scratch, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { return String(cString: strerror(errno)) }
         defer { unlink(scratch) }
-        // Exactly the store's mode whatever the umask: under 077 a group store's members could
-        // not read the key, and each would fall back to a key of its own.
-        fchmod(descriptor, mode)
+        CheckedPath.setMode(of: descriptor, to: mode)
         let written = key.bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         let synced = fsync(descriptor) == 0
         close(descriptor)
         guard written == FingerprintKey.byteCount, synced else { return "the key could not be written" }
         guard link(scratch, path) == 0 || errno == EEXIST else { return String(cString: strerror(errno)) }
         return nil
-    }
-
-    /// Takes away the permissions the store's sharing no longer gives (a store once shared with
-    /// its group, opened since as private): opening tightens the store's own files, and the key
-    /// follows them. A file this user does not own is left as it is.
-    private static func tighten(_ path: String, to mode: mode_t) {
-        var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_mode & 0o777 & ~mode != 0 else { return }
-        chmod(path, info.st_mode & 0o777 & mode)
-    }
-
-    /// The mode the store gave its index, so the key is shared exactly as the store is
-    /// (``FileSharing``): owner only by default, the group too when the store is shared.
-    private static func fileMode(of store: PersistentStore) -> mode_t {
-        var info = stat()
-        let index = store.directory.appendingPathComponent("index.sqlite").path
-        guard stat(index, &info) == 0 else { return 0o600 }
-        return info.st_mode & 0o660
     }
 }

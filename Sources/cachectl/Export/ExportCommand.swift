@@ -19,7 +19,8 @@ struct ExportCommand: AsyncParsableCommand {
             image through a preview the platform decoder made (JPEG, or PNG where there is \
             alpha, at most 340 pixels a side, written beside the files and not in the manifest), \
             so TIFF, HEIC and the rest show in any browser, and SVGs show as pixels. \
-            Takes the same filters as purge. The folder must be new or empty.
+            Takes the same filters as purge. The folder must be new, or empty, yours and writable by \
+            nobody else; a new one is made 0700 and its files 0600, as the cache's own.
 
             An export does not count as a read: no entry's last access (so its place in eviction \
             order) or the hit counter moves, and last_access is the one recorded before the export.
@@ -32,7 +33,7 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup(title: "Filters") var filters: EntryFilters
 
-    @Option(help: ArgumentHelp("The folder to write into; created when missing, must be empty.", valueName: "dir"))
+    @Option(help: ArgumentHelp("The folder to write into; created when missing (0700), else empty, yours and writable by nobody else.", valueName: "dir"))
     var to: String
 
     @Flag(help: "Also write index.html, a gallery of the images with their metadata.")
@@ -44,16 +45,18 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         let folder = URL(fileURLWithPath: to, isDirectory: true).standardizedFileURL
         let now = Date()
-        let exported = try await store.openExistingStore().use { store in
-            try ExportFolder.prepare(folder)
+        let (exported, exportFolder) = try await store.openExistingStore().use { store in
+            // Shared as the store is: the store's own rule gives the modes.
+            let exportFolder = try ExportFolder(preparing: folder, sharing: store.configuration.sharing)
             let entries = try filters.entries(in: store, now: now)
-            return try ExportWriter(folder: folder, now: now, previews: html).write(entries, from: store)
+            let written = try ExportWriter(folder: exportFolder, now: now, previews: html).write(entries, from: store)
+            return (written, exportFolder)
         }
-        try ExportFolder.write(Manifest.encode(exported.manifest), named: ManifestEntry.fileName, in: folder)
+        try exportFolder.write(Manifest.encode(exported.manifest), named: ManifestEntry.fileName)
         if html {
             let page = GalleryPage(
                 entries: exported.manifest, previews: exported.previews, source: store.directory.path, exportedAt: now)
-            try ExportFolder.write(Data(page.render().utf8), named: "index.html", in: folder)
+            try exportFolder.write(Data(page.render().utf8), named: "index.html")
         }
         let report = ExportReport(
             folder: folder.path, entries: exported.manifest.count, bytes: exported.manifest.reduce(0) { $0 + $1.bytes },

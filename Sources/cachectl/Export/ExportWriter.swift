@@ -17,13 +17,13 @@ struct ExportWriter {
         var previews: [String: String]
     }
 
-    let folder: URL
+    let folder: ExportFolder
     let now: Date
     /// Whether to write previews.
     let previews: Bool
     private let validator = ImageValidator()
 
-    init(folder: URL, now: Date, previews: Bool = false) {
+    init(folder: ExportFolder, now: Date, previews: Bool = false) {
         self.folder = folder
         self.now = now
         self.previews = previews
@@ -47,12 +47,12 @@ struct ExportWriter {
             }
             let image = describe(entry)
             let name = namer.name(for: entry.metadata.key, fileExtension: image.format?.fileExtension ?? "bin")
-            try ExportFolder.write(entry.data, named: name, in: folder)
+            try folder.write(entry.data, named: name)
             manifest.append(manifestEntry(entry, file: name, image: image))
             if previews, let preview = Self.preview(of: entry.data) {
                 // Named like an entry (by the namer, from a key no entry has), so never another file's name.
                 let previewName = namer.name(for: entry.metadata.key + "\u{0}preview", fileExtension: preview.format.rawValue)
-                try ExportFolder.write(preview.bytes, named: previewName, in: folder)
+                try folder.write(preview.bytes, named: previewName)
                 previewFiles[name] = previewName
             }
             progress.advance(bytes: entry.data.count)
@@ -100,62 +100,4 @@ struct ExportWriter {
                 .base64EncodedString(),
             freshness: FreshnessVerdict.state(of: metadata, now: now))
     }
-}
-
-/// The export folder: checked before anything is written, and written only directly inside.
-enum ExportFolder {
-    /// Creates `folder` when missing; refuses one that holds anything or is not a folder.
-    static func prepare(_ folder: URL) throws(CommandFailure) {
-        let fileManager = FileManager.default
-        var isDirectory: ObjCBool = false
-        if fileManager.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
-                throw .fileSystem(path: folder.path, action: "export into", reason: "it is a file, not a folder")
-            }
-            let contents = (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []
-            guard contents.isEmpty else { throw .exportFolderNotEmpty(path: folder.path) }
-            return
-        }
-        do {
-            try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw .fileSystem(path: folder.path, action: "create", reason: error.localizedDescription)
-        }
-    }
-
-    /// Writes `data` as `name` directly inside `folder`, never replacing a file.
-    ///
-    /// `name` comes from ``ExportFileNamer`` or is fixed; the check below is the last line of
-    /// defence, so a bug there can never write outside the folder.
-    static func write(_ data: Data, named name: String, in folder: URL) throws(CommandFailure) {
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0") else {
-            throw .fileSystem(path: name, action: "export", reason: "not a plain file name")
-        }
-        let file = folder.appendingPathComponent(name, isDirectory: false)
-        guard file.deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path else {
-            throw .fileSystem(path: file.path, action: "export", reason: "outside the export folder")
-        }
-        // O_EXCL and O_NOFOLLOW: a file or symbolic link already standing at the name (planted
-        // after the folder was checked) is refused, never written through. Modes follow the umask.
-        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else {
-            throw .fileSystem(path: file.path, action: "create", reason: String(cString: strerror(errno)))
-        }
-        defer { close(descriptor) }
-        var offset = 0
-        while offset < data.count {
-            let written = data.withUnsafeBytes { bytes in
-                systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            }
-            guard written > 0 else {
-                throw .fileSystem(path: file.path, action: "write", reason: String(cString: strerror(errno)))
-            }
-            offset += written
-        }
-    }
-}
-
-/// `write(2)`, named so that it is not taken for ``ExportFolder/write(_:named:in:)``.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
 }

@@ -10,6 +10,8 @@ enum CommandFailure: Error, CustomStringConvertible {
     case storage(StorageError)
     /// `export --to` names a folder that already holds files.
     case exportFolderNotEmpty(path: String)
+    /// `export --to` names a folder others could plant files or links in, or read the export from.
+    case unsafeExportFolder(path: String, reason: String)
     /// A file or folder the command needs could not be read or written.
     case fileSystem(path: String, action: String, reason: String)
     /// `show` was given a key the store does not hold.
@@ -24,7 +26,7 @@ enum CommandFailure: Error, CustomStringConvertible {
     var exitStatus: ExitStatus {
         switch self {
         case .entryNotFound, .problemsReported: .problemsFound
-        case .noCache, .storage, .exportFolderNotEmpty, .fileSystem, .unusableManifest, .unexpected: .couldNotRun
+        case .noCache, .storage, .exportFolderNotEmpty, .unsafeExportFolder, .fileSystem, .unusableManifest, .unexpected: .couldNotRun
         }
     }
 
@@ -36,6 +38,8 @@ enum CommandFailure: Error, CustomStringConvertible {
             Self.describe(error)
         case let .exportFolderNotEmpty(path):
             "\(path) already holds files; export into a new or empty folder so the manifest describes exactly what is there."
+        case let .unsafeExportFolder(path, reason):
+            "Will not export into \(path): \(reason). Export into a new folder, or an empty one of your own that no other user may write."
         case let .fileSystem(path, action, reason):
             "Could not \(action) \(path) (\(reason)); check the path and its permissions."
         case let .entryNotFound(key):

@@ -30,6 +30,8 @@ struct StorageWorker {
         if let mapBytes = environment["STORAGE_WORKER_MAP_BYTES"].flatMap(Int.init) { configuration.initialMapBytes = mapBytes }
         // STORAGE_WORKER_STRICT=1: damage is an error, never a silent rebuild.
         if environment["STORAGE_WORKER_STRICT"] == "1" { configuration.recovery = .throwError }
+        // STORAGE_WORKER_READ_ONLY=1: opened read-only (a `check` of what a reader sees).
+        if environment["STORAGE_WORKER_READ_ONLY"] == "1" { configuration.access = .readOnly }
         // STORAGE_WORKER_LOG=1: the store's log on standard output, so a test sees recovery begin.
         if environment["STORAGE_WORKER_LOG"] == "1" {
             configuration.logger = Logger(label: "storage-worker") { StreamLogHandler.standardOutput(label: $0) }

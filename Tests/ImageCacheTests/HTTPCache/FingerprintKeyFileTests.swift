@@ -1,6 +1,8 @@
 import CacheStorage
 import Foundation
+import HTTPCaching
 import ImageCache
+import Synchronization
 import TestSupport
 import Testing
 
@@ -44,5 +46,66 @@ struct FingerprintKeyFileTests {
         _ = HTTPCache(configuration: HTTPCache.Configuration(store: store))
         #expect(try Data(contentsOf: victim) == Data("not a key".utf8))
         #expect(Self.mode(victim) == 0o644)
+    }
+
+    @Test("a FIFO at the key's name is refused at once: the cache starts without blocking and the FIFO is not read")
+    func plantedFIFO() async throws {
+        let folder = TemporaryDirectory("fingerprint-fifo")
+        let store = try PersistentStore(directory: folder.url.appendingPathComponent("store"))
+        defer { store.close() }
+        let keyFile = store.directory.appendingPathComponent("vary-fingerprint.key").path
+        try #require(mkfifo(keyFile, 0o600) == 0)
+        // Off the pool, with a deadline: a regression hangs one thread, not the run.
+        let started = await OffPoolRun.result(within: 60) {
+            _ = HTTPCache(configuration: HTTPCache.Configuration(store: store))
+            return true
+        }
+        #expect(started == true, "starting the HTTP cache hung on a FIFO at its key's name")
+        var info = stat()
+        #expect(lstat(keyFile, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+    }
+
+    @Test("a link swapped in and out at the key's name while caches start never gets the mode of its target changed")
+    func chmodRace() async throws {
+        let folder = TemporaryDirectory("fingerprint-race")
+        let victim = folder.url.appendingPathComponent("victim").path
+        try Data("a file of the opening user".utf8).write(to: URL(fileURLWithPath: victim))
+        try #require(chmod(victim, 0o644) == 0)
+        let store = try PersistentStore(directory: folder.url.appendingPathComponent("store"))
+        defer { store.close() }
+        let name = store.directory.appendingPathComponent("vary-fingerprint.key").path
+        let staged = folder.url.appendingPathComponent("staged").path
+        let starts = 20_000
+        let outcome = await OffPoolRun.result(within: 600) { () -> (starts: Int, victimMode: Int) in
+            let stop = Atomic<Bool>(false)
+            let swapperDone = DispatchSemaphore(value: 0)
+            // A key-sized group-readable file (whose mode a private store's cache takes away),
+            // then a link to the victim in its place, over and over.
+            Thread.detachNewThread {
+                let key = [UInt8](repeating: 1, count: 32)
+                while !stop.load(ordering: .relaxed) {
+                    let file = open(staged, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+                    if file >= 0 {
+                        _ = key.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+                        fchmod(file, 0o640)
+                        close(file)
+                        rename(staged, name)
+                    }
+                    unlink(staged)
+                    if symlink(victim, staged) == 0 { rename(staged, name) }
+                }
+                swapperDone.signal()
+            }
+            var done = 0
+            while done < starts && Self.mode(URL(fileURLWithPath: victim)) == 0o644 {
+                _ = HTTPCache(configuration: HTTPCache.Configuration(store: store))
+                done += 1
+            }
+            stop.store(true, ordering: .relaxed)
+            swapperDone.wait()
+            return (done, Self.mode(URL(fileURLWithPath: victim)))
+        }
+        let result = try #require(outcome, "the starts did not finish")
+        #expect(result.victimMode == 0o644, "the victim's mode changed after \(result.starts) starts")
     }
 }
