@@ -142,7 +142,23 @@ struct FullDiskTests {
 }
 
 extension FullDiskTests {
-    @Test("a storage-worker writing while the disk fills keeps running; cachectl works beside it; a final check is clean")
+    /// What a `storage-worker writer` has said so far: batches acknowledged (`ack …` lines on its
+    /// standard output) and puts refused for lack of space (`writer: …` lines on its standard
+    /// error, where the store's log lines go too).
+    struct WriterProgress {
+        var acknowledged: Int
+        var refusedDiskFull: Int
+        var otherErrors: [Substring]
+
+        init(_ writer: WorkerProcess) {
+            acknowledged = writer.output.split(separator: "\n").filter { $0.hasPrefix("ack ") }.count
+            let errors = writer.errors.split(separator: "\n").filter { $0.hasPrefix("writer: ") }
+            refusedDiskFull = errors.filter { $0.contains("the disk is full") }.count
+            otherErrors = errors.filter { !$0.contains("the disk is full") }
+        }
+    }
+
+    @Test("a storage-worker writing while the disk fills keeps running, refused while full and writing again after; cachectl works beside it; a final check is clean")
     func workerOnFullDisk() async throws {
         let disk = try MountedFileSystem.tmpfs(bytes: 12 << 20)
         let folder = disk.url.appendingPathComponent("cache")
@@ -151,9 +167,18 @@ extension FullDiskTests {
         defer { Foundation.kill(writer.processIdentifier, SIGKILL) }
         #expect(await writer.waitUntilReady())
         try await Task.sleep(for: .milliseconds(500))
+        let beforeFull = WriterProgress(writer)
+        #expect(beforeFull.acknowledged > 0 && beforeFull.refusedDiskFull == 0, "\(beforeFull)")
         let filler = try disk.fill()
-        try await Task.sleep(for: .seconds(2))
+        // Until a put is refused (bounded), and then a while on the full disk.
+        let refusalDeadline = ContinuousClock.now + .seconds(30)
+        while WriterProgress(writer).refusedDiskFull == 0, ContinuousClock.now < refusalDeadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .seconds(1))
         #expect(writer.isRunning, "the writer survived the full disk")
+        let whileFull = WriterProgress(writer)
+        #expect(whileFull.refusedDiskFull > 0, "no put was refused on the full disk: \(whileFull)")
         let stats = try await Cachectl.run(["stats", "--json"] + path)
         #expect(stats.status == 0, "\(stats)")
         let verify = try await Cachectl.run(["verify"] + path)
@@ -161,9 +186,19 @@ extension FullDiskTests {
         let purge = try await Cachectl.run(["purge", "--prefix", "shared/1"] + path)
         #expect(purge.status == 0, "\(purge)")
         try FileManager.default.removeItem(at: filler)
-        try await Task.sleep(for: .seconds(1))
+        let spaceBack = WriterProgress(writer)
+        // Writes resume by themselves once there is room: more batches acknowledged, bounded wait.
+        let resumeDeadline = ContinuousClock.now + .seconds(10)
+        while WriterProgress(writer).acknowledged < spaceBack.acknowledged + 10, ContinuousClock.now < resumeDeadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let after = WriterProgress(writer)
+        #expect(after.acknowledged >= spaceBack.acknowledged + 10, "no writes after space came back: \(after)")
         #expect(writer.isRunning)
         await writer.kill()
+        // The only failures the writer saw were the typed refusals of a full disk.
+        #expect(after.otherErrors.isEmpty, "\(after.otherErrors)")
+        print("writer on a full disk: \(beforeFull.acknowledged) batches before, \(after.refusedDiskFull) puts refused while full, \(after.acknowledged - spaceBack.acknowledged) batches once space came back")
         let check = try await Cachectl.run(["verify", "--json"] + path)
         #expect(check.status == 0, "\(check)")
         let listed = try await Cachectl.run(["list", "--json"] + path)

@@ -110,6 +110,12 @@ struct MaintenanceTests {
 }
 
 extension MaintenanceTests {
+    /// One importer's life as this process saw it, around one `compact()`.
+    private struct ImporterTimeline: Sendable {
+        var spawnedAt: ContinuousClock.Instant?
+        var finishedAt: ContinuousClock.Instant?
+    }
+
     @Test("processes opening and writing while compact() runs lose nothing: they wait for it, or it refuses")
     func compactionExcludesOpeners() async throws {
         let folder = TemporaryDirectory("compact-race")
@@ -122,26 +128,57 @@ extension MaintenanceTests {
                 .write(to: images.url.appendingPathComponent("\(number).png"))
         }
         var imported: [String] = []
-        var compacted = 0
-        for round in 0..<12 {
+        // Both ways a compaction can meet a writer must happen, or the test proved nothing:
+        // refused because the importer had the store open, and ran while the importer was alive
+        // (spawned before, its entries not all written when it ended), so that the importer's
+        // open came after it or waited for it.
+        var refusals = 0
+        var compactedBeside = 0
+        // How long an importer lives from its spawn when no compaction holds it up (the last such
+        // one, so the span follows the machine's load): the moments of compaction are drawn from it.
+        var importerLife = Duration.milliseconds(150)
+        var round = 0
+        while round < 12 || ((refusals == 0 || compactedBeside == 0) && round < 60) {
+            defer { round += 1 }
             let base = "https://round\(round).example"
-            async let importing = Cachectl.run(["import", images.url.path, "--base-url", base, "--path", folder.url.path])
-            // A random moment: before, during or after the other process opens and writes.
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...60)))
+            let keys = (0..<4).map { "\(base)/\($0).png" }
+            let timeline = Locked(ImporterTimeline())
+            let importing = Task {
+                defer { timeline.withLock { $0.finishedAt = .now } }
+                return try await Cachectl.run(
+                    ["import", images.url.path, "--base-url", base, "--path", folder.url.path],
+                    resolve: { arguments in
+                        timeline.withLock { $0.spawnedAt = .now }
+                        return arguments
+                    })
+            }
+            // From the spawn (a launch may first wait for descriptors to close), a random moment of
+            // the importer's life: before, while or after it opens and writes.
+            while timeline.withLock({ $0.spawnedAt == nil && $0.finishedAt == nil }) { try await Task.sleep(for: .milliseconds(1)) }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...Int(importerLife / .milliseconds(1)))))
+            var heldUp = false
             do {
                 _ = try await store.compact()
-                compacted += 1
+                heldUp = try !keys.allSatisfy({ try store.get($0) != nil })
+                if heldUp { compactedBeside += 1 }
             } catch StorageError.storeInUse {
-                // The importer had the store open: compaction refused, changing nothing.
+                // Only the importer can have had the store open; it changed nothing.
+                #expect(timeline.withLock { $0.spawnedAt != nil && $0.finishedAt == nil }, "compaction refused with no other process alive")
+                refusals += 1
             }
-            let result = try await importing
+            let result = try await importing.value
+            if !heldUp, let spawnedAt = timeline.withLock({ $0.spawnedAt }), let finishedAt = timeline.withLock({ $0.finishedAt }) {
+                importerLife = finishedAt - spawnedAt
+            }
             #expect(result.status == 0, "\(result)")
-            imported += (0..<4).map { "\(base)/\($0).png" }
+            imported += keys
         }
         for key in imported {
             #expect(try store.get(key) != nil, "\(key) was imported and must still be there")
         }
         #expect(try await store.verify().isClean)
-        print("compactions that ran beside an importer: \(compacted) of 12")
+        print("compact() beside an importer in \(round) rounds: \(refusals) refused, \(compactedBeside) ran while it was on its way")
+        #expect(refusals > 0, "no compaction met an importer with the store open, in \(round) rounds")
+        #expect(compactedBeside > 0, "no compaction ran while an importer was on its way to writing, in \(round) rounds")
     }
 }

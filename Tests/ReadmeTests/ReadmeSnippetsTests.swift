@@ -42,14 +42,43 @@ struct ReadmeSnippetsTests {
             url: origin.url("/readme/\(index).png"), cacheFolder: folder.url, bytes: png, shown: shown)
         let snippet = ReadmeSnippets.all[index]
         if snippet.usesSharedPipeline && ProcessInfo.processInfo.environment[PersistentStore.directoryEnvironmentVariable] == nil {
-            // ImagePipeline.shared keeps its cache in the user's folder unless told otherwise;
-            // tools/test points it at a temporary one. Compiled either way.
-            print("notice: README snippet \(index) (ImagePipeline.shared) not run: \(PersistentStore.directoryEnvironmentVariable) is not set (tools/test sets it)")
+            // ImagePipeline.shared would keep its cache in the user's own folder: the snippet runs
+            // in a copy of this test process whose environment names a temporary one instead.
+            let run = try await Self.sharedPipelineRun.value
+            #expect(run.status == 0, "the snippets failed in the child process:\n\(run.output)")
+            #expect(
+                run.cachedKeys.contains { $0.hasSuffix("/readme/\(index).png") },
+                "snippet \(index) stored nothing through ImagePipeline.shared: \(run.cachedKeys)")
             return
         }
         try await snippet.run(context)
         #expect(shown.all.allSatisfy { $0 == png }, "a snippet showed something other than the origin's image")
         if snippet.shows { #expect(!shown.all.isEmpty, "the snippet showed nothing") }
         #expect(origin.requests.count <= 3, "\(origin.requests.count) requests for one image")
+    }
+
+    /// What the snippets did in a child test process whose shared pipeline kept its cache in a
+    /// temporary folder: its exit status and output, and the keys that folder's store holds after.
+    struct SharedPipelineRun: Sendable {
+        var status: Int32
+        var output: String
+        var cachedKeys: [String]
+    }
+
+    /// This test binary run again for `runs(_:)` alone, with `SWIFT_IMAGE_CACHE_PATH` set (what
+    /// tools/test sets for a whole run); once, however many snippets use the shared pipeline.
+    static let sharedPipelineRun = Task { () async throws -> SharedPipelineRun in
+        let folder = TemporaryDirectory("readme-shared-pipeline")
+        let child = try await WorkerProcess(
+            executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+            arguments: ["--testing-library", "swift-testing", "--filter", "ReadmeSnippetsTests/runs"],
+            environment: [PersistentStore.directoryEnvironmentVariable: folder.url.path])
+        let finished = await child.finish()
+        let store = try PersistentStore(directory: folder.url)
+        let keys = try store.entries().map(\.key)
+        store.close()
+        // The folder goes once the store is closed, not after its last mention above.
+        withExtendedLifetime(folder) {}
+        return SharedPipelineRun(status: finished.status, output: finished.output + finished.errors, cachedKeys: keys)
     }
 }

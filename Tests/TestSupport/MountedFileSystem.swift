@@ -7,7 +7,8 @@ import Glibc
 /// A real, small file system mounted for one test: a tmpfs of a given size (for disk-full tests)
 /// or a read-only bind mount of a folder (for read-only tests). Unmounted when released.
 ///
-/// Mounting needs root, as CI runs. Elsewhere the tests that need it are skipped with a notice;
+/// Mounting needs root with the right to mount (`CAP_SYS_ADMIN`), as CI runs. Elsewhere (not root,
+/// or root in a container that may not mount) the tests that need it are skipped with a notice;
 /// CI sets `CACHE_TESTS_REQUIRE_MOUNTS=1`, which turns that skip into a failure.
 public final class MountedFileSystem: Sendable {
     /// The mount point.
@@ -28,14 +29,30 @@ public final class MountedFileSystem: Sendable {
     /// Whether CI demands mounts (`CACHE_TESTS_REQUIRE_MOUNTS=1`).
     public static let isRequired = ProcessInfo.processInfo.environment["CACHE_TESTS_REQUIRE_MOUNTS"] == "1"
 
-    /// Whether tests that mount file systems run here: as root on Linux, or when CI demands it.
+    /// Whether tests that mount file systems run here: where a small tmpfs really mounts, or when
+    /// CI demands it.
     public static var isAvailable: Bool {
-        #if os(Linux)
-        if geteuid() == 0 { return true }
-        #endif
-        if !isRequired { print("notice: not root; skipping tests that mount small or read-only file systems") }
-        return isRequired
+        if let refusal = mountRefusal, !isRequired {
+            print("notice: \(refusal); skipping tests that mount small or read-only file systems")
+        }
+        return mountRefusal == nil || isRequired
     }
+
+    /// Why this process cannot mount, found by mounting a tiny tmpfs once; nil when it can. Being
+    /// root is not enough: a container's root usually lacks the right to mount.
+    private static let mountRefusal: String? = {
+        #if os(Linux)
+        if geteuid() != 0 { return "not root" }
+        #endif
+        do {
+            _ = try tmpfs(bytes: 64 << 10, label: "mount-probe")
+            return nil
+        } catch let error as MountError {
+            return "mounting is not permitted here (\(String(cString: strerror(error.code))))"
+        } catch {
+            return "mounting is not permitted here (\(error))"
+        }
+    }()
 
     /// A tmpfs of `bytes`, its root folder 0700.
     public static func tmpfs(bytes: Int, label: String = "tmpfs") throws -> MountedFileSystem {

@@ -21,6 +21,12 @@ final class FlushMarker: Sendable {
     private let lock: FileLock
     private let bootID: String
 
+    /// `flock` excludes other processes only: threads of this one share the lock's descriptor, so
+    /// each would "hold" it at once (and a shared lock taken by one converts another's exclusive
+    /// one), and their marker writes would share one temporary file. This keeps this marker's
+    /// commits and flushes one at a time within the process, as `lock` does between processes.
+    private let inProcess = Locked(())
+
     private let sharing: FileSharing
     /// Runs in the gap between releasing the exclusive lock and taking the shared one again, where
     /// another process's flush may mark the store clean: for the test that proves `commit` re-reads.
@@ -81,33 +87,37 @@ final class FlushMarker: Sendable {
     /// atomic: a flush in another process may mark the store clean in between, and a commit must
     /// never land under `clean`. When the marker cannot be written (a full disk), `body` does not run.
     func commit<Result>(_ body: () throws -> Result) throws -> Result {
-        let dirtyLine = "dirty \(bootID)"
-        lock.lockShared()
-        while readState() != dirtyLine {
-            lock.unlock()
-            lock.lockExclusive()
-            do {
-                if readState() != dirtyLine { try writeState("dirty", durably: true) }
-            } catch {
-                lock.unlock()
-                throw error
-            }
-            lock.unlock()
-            betweenLocks?()
+        try inProcess.withLock { _ in
+            let dirtyLine = "dirty \(bootID)"
             lock.lockShared()
+            while readState() != dirtyLine {
+                lock.unlock()
+                lock.lockExclusive()
+                do {
+                    if readState() != dirtyLine { try writeState("dirty", durably: true) }
+                } catch {
+                    lock.unlock()
+                    throw error
+                }
+                lock.unlock()
+                betweenLocks?()
+                lock.lockShared()
+            }
+            defer { lock.unlock() }
+            return try body()
         }
-        defer { lock.unlock() }
-        return try body()
     }
 
     /// Syncs through `sync` and marks the store clean, with no commit in between in any process.
     /// The bulk is synced before taking the lock, so commits wait only for the short second sync.
     func flush(_ sync: () throws -> Void) throws {
         try sync()
-        lock.lockExclusive()
-        defer { lock.unlock() }
-        try sync()
-        try writeState("clean", durably: false)
+        try inProcess.withLock { _ in
+            lock.lockExclusive()
+            defer { lock.unlock() }
+            try sync()
+            try writeState("clean", durably: false)
+        }
     }
 
     func readState() -> String {

@@ -11,6 +11,8 @@ import Glibc
 /// stalled on memory for 100 ms within 2 s) wakes one thread blocked in `poll`, which calls the
 /// handlers. On Apple platforms it listens to the memory-pressure dispatch source (warning and
 /// critical). Elsewhere, or where the kernel has no pressure-stall information, it never fires.
+/// Whatever the signal, ``deliverPressureEvent()`` is the one way handlers are called, so a test
+/// can deliver an event exactly as the platform would.
 final class MemoryPressureMonitor: Sendable {
     /// Handlers by registration number.
     private let handlers = Mutex<[Int: @Sendable () -> Void]>([:])
@@ -25,9 +27,7 @@ final class MemoryPressureMonitor: Sendable {
     /// The file to watch and the trigger to arm it with: the kernel's pressure-stall file by
     /// default; a test passes a pipe it writes to (then `trigger` is nil).
     init(path: String = "/proc/pressure/memory", trigger: String? = "some 100000 2000000") {
-        isWatching = Self.watch(path: path, trigger: trigger) { [handlers] in
-            for handler in handlers.withLock({ Array($0.values) }) { handler() }
-        }
+        isWatching = Self.watch(path: path, trigger: trigger) { [handlers] in Self.callEach(in: handlers) }
     }
 
     /// Opens `path`, arms `trigger`, and starts the thread that waits on it; false when either fails.
@@ -70,9 +70,7 @@ final class MemoryPressureMonitor: Sendable {
     init() {
         source = DispatchSource.makeMemoryPressureSource(eventMask: [.warning, .critical], queue: .global(qos: .utility))
         isWatching = true
-        source.setEventHandler { [handlers] in
-            for handler in handlers.withLock({ Array($0.values) }) { handler() }
-        }
+        source.setEventHandler { [handlers] in Self.callEach(in: handlers) }
         source.activate()
     }
     #else
@@ -80,6 +78,20 @@ final class MemoryPressureMonitor: Sendable {
         isWatching = false
     }
     #endif
+
+    /// A monitor on no platform signal: its only events are those given to ``deliverPressureEvent()``.
+    package init(watchingNothing: Void) {
+        isWatching = false
+    }
+
+    /// Calls every registered handler, as the platform's signal does.
+    package func deliverPressureEvent() {
+        Self.callEach(in: handlers)
+    }
+
+    private static func callEach(in handlers: Mutex<[Int: @Sendable () -> Void]>) {
+        for handler in handlers.withLock({ Array($0.values) }) { handler() }
+    }
 
     /// Calls `handler` on each pressure signal until the returned registration goes.
     func register(_ handler: @escaping @Sendable () -> Void) -> Registration {

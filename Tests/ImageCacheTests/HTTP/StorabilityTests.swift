@@ -24,15 +24,21 @@ struct StorabilityTests {
         }
     }
 
-    @Test("heuristically cacheable statuses are storable without freshness information")
+    /// RFC 9110 §15.1: the statuses "heuristically cacheable by default", as the RFC lists them.
+    static let rfcHeuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    @Test("heuristically cacheable statuses (RFC 9110 §15.1) are storable without freshness information; no other final status is")
     func heuristicStatuses() {
-        for status in CacheableStatus.heuristicallyCacheable where status != 206 {
-            #expect(storability([], status: status) == .storable, "\(status)")
-        }
-        for status in [201, 202, 302, 403, 500, 502, 503, 599] {
-            #expect(
-                storability([("Last-Modified", HTTPFixture.httpDate(-86_400))], status: status)
-                    == .notStorable(.noCachePermission(status: status)), "\(status)")
+        let lastModified = [("Last-Modified", HTTPFixture.httpDate(-86_400))]
+        // 206 and 304 have refusals of their own (see otherRefusals).
+        for status in 200...599 where status != 206 && status != 304 {
+            if Self.rfcHeuristicallyCacheable.contains(status) {
+                #expect(storability([], status: status) == .storable, "\(status)")
+                #expect(storability(lastModified, status: status) == .storable, "\(status)")
+            } else {
+                #expect(storability(lastModified, status: status) == .notStorable(.noCachePermission(status: status)), "\(status)")
+                #expect(storability([], status: status) == .notStorable(.noCachePermission(status: status)), "\(status)")
+            }
         }
     }
 

@@ -43,15 +43,21 @@ struct HTTPCacheTests {
 
     @Test("a fresh response is stored, answered from disk with Age, and found again through a new cache on the store")
     func storesAndReuses() async throws {
-        let fixture = try await Fixture { _ in Self.text("hello", ("Cache-Control", "max-age=60"), ("X-Two", "a"), ("X-Two", "b")) }
+        // Already 20 s old when it left the origin (an upstream cache's Age).
+        let fixture = try await Fixture { _ in
+            Self.text("hello", ("Cache-Control", "max-age=60"), ("Age", "20"), ("X-Two", "a"), ("X-Two", "b"))
+        }
+        let started = ContinuousClock.now
         let first = try await fixture.get("/a")
         #expect(first.source == .network)
         #expect(first.storedResponse != nil)
         let second = try await fixture.get("/a")
+        let elapsed = ContinuousClock.now - started
         #expect(second.source == .cache(.disk))
         #expect(String(decoding: second.body, as: UTF8.self) == "hello")
-        // Served from storage, so it says how old it is (its value depends on the clock: not checked).
-        #expect(second.head.headers.firstValue(for: "Age").flatMap { Int($0) }.map { $0 >= 0 } == true)
+        // Served from storage, so it says how old it is: the origin's 20 s, plus the seconds since.
+        let age = try #require(second.head.headers.firstValue(for: "Age").flatMap { Int($0) })
+        #expect(age >= 20 && age <= 21 + Int(elapsed.components.seconds), "Age \(age) after \(elapsed)")
         let reopened = HTTPCache(configuration: .init(store: fixture.store))
         #expect(try await reopened.response(for: HTTPCacheRequest(url: fixture.origin.url("/a"))).source == .cache(.disk))
         #expect(fixture.hits("/a") == 1)

@@ -49,7 +49,7 @@ struct LoaderTests {
         #expect(fixture.originHits("/slow2.jpg") == 1)
     }
 
-    @Test("transient failures are retried with backoff, honouring Retry-After")
+    @Test("transient failures (a 503, then a dropped connection) are retried until the image arrives")
     func retries() async throws {
         let attempts = Mutex(0)
         let fixture = try await PipelineFixture { _ in

@@ -57,11 +57,54 @@ struct MemoryTrimmingTests {
         #expect(fixture.pipeline.memoryCost <= full / 2)
     }
 
-    @Test("the kernel's pressure-stall trigger is armed where /proc/pressure/memory exists")
-    func pressureStallInformation() {
+    @Test("a delivered pressure event halves the memory tier of each pipeline registered with its monitor, and of no other")
+    func deliveredPressureEvent() async throws {
+        let monitor = MemoryPressureMonitor(watchingNothing: ())
+        let fixture = try await PipelineFixture(pressureMonitor: monitor, handler: Self.origin())
+        try await Self.filledPipeline(fixture, count: 8)
+        let full = fixture.pipeline.memoryCost
+        #expect(full > 0)
+        monitor.deliverPressureEvent()
+        let halved = fixture.pipeline.memoryCost
+        #expect(halved <= full / 2 && halved > 0, "\(full) bytes before, \(halved) after")
+        // The most recently used image stayed.
+        #expect(fixture.pipeline.cachedImage(for: fixture.request("/7.png", policy: .duringAppSession)) != nil)
+        monitor.deliverPressureEvent()
+        #expect(fixture.pipeline.memoryCost <= halved / 2)
+
+        // A pipeline on another monitor hears nothing of this one's events.
+        let elsewhere = try await PipelineFixture(pressureMonitor: MemoryPressureMonitor(watchingNothing: ()), handler: Self.origin())
+        try await Self.filledPipeline(elsewhere, count: 4)
+        let untouched = elsewhere.pipeline.memoryCost
+        monitor.deliverPressureEvent()
+        #expect(elsewhere.pipeline.memoryCost == untouched)
+    }
+
+    @Test("by default a pipeline trims on the process's monitor; trimsMemoryOnPressure = false takes it off")
+    func defaultMonitor() {
+        var configuration = ImagePipeline.Configuration()
+        #expect(configuration.trimsOnMemoryPressure === MemoryPressureMonitor.shared)
+        #expect(configuration.trimsMemoryOnPressure)
+        configuration.trimsMemoryOnPressure = false
+        #expect(configuration.trimsOnMemoryPressure == nil)
+    }
+
+    /// Whether this kernel has pressure-stall information (said once as a notice when it has not).
+    static let kernelHasPressureStallInformation: Bool = {
         let available = FileManager.default.fileExists(atPath: "/proc/pressure/memory")
-        if !available { print("notice: this kernel has no /proc/pressure/memory; the pipeline trims only when asked") }
-        #expect(MemoryPressureMonitor.shared.isWatching == available)
+        if !available {
+            print("notice: this kernel has no /proc/pressure/memory; the pressure-stall trigger is not tested here")
+        }
+        return available
+    }()
+
+    @Test(
+        "the kernel's pressure-stall trigger is armed where /proc/pressure/memory exists; a missing file arms nothing",
+        .enabled(if: kernelHasPressureStallInformation))
+    func pressureStallInformation() {
+        #expect(MemoryPressureMonitor.shared.isWatching)
+        #expect(!MemoryPressureMonitor(path: "/proc/pressure/no-such-file", trigger: "some 100000 2000000").isWatching)
+        #expect(!MemoryPressureMonitor(path: "/proc/pressure/memory", trigger: "not a trigger").isWatching)
     }
 
     @Test("decoded variants go when their bytes are removed or replaced, and stay through a 304")

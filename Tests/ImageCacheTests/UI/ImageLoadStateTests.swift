@@ -78,7 +78,7 @@ struct ImageLoadStateTests {
         #expect(fixture.originHits("/e.png") == 2)
     }
 
-    @Test("cancel returns to idle and a late result never overwrites it")
+    @Test("cancel returns to idle at once; the cancelled load's own end does not replace it")
     func cancel() async throws {
         let fixture = try await PipelineFixture { _ in
             OriginResponse(headers: headers(), body: ImageLoadStateTests.png, delay: .milliseconds(300))
@@ -90,6 +90,43 @@ struct ImageLoadStateTests {
         #expect(state.phase == .idle)
         try await Task.sleep(for: .milliseconds(400))
         #expect(state.phase == .idle)
+    }
+
+    @Test("a result that is already on its way when cancel comes never overwrites the idle state")
+    func lateResultAfterCancel() async throws {
+        let fixture = try await PipelineFixture { _ in
+            OriginResponse(headers: headers(), body: ImageLoadStateTests.png, delay: .milliseconds(200))
+        }
+        let pipeline = fixture.pipeline
+        let request = fixture.request("/late.png", policy: .duringAppSession)
+        let state = ImageLoadState(pipeline: pipeline)
+        state.load(request)
+        // The state's load task runs on this (main) actor: let it start and join the fetch.
+        for _ in 0..<2500 where pipeline.loadsInFlight == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(pipeline.loadsInFlight == 1)
+        // A second caller joins the same load; it returning proves the load has answered its waiters.
+        let answered = Locked(false)
+        let companion = Task.detached {
+            _ = try? await pipeline.image(for: request)
+            answered.set(true)
+        }
+        // Held without suspending: the state's task has its successful result, but cannot hand it
+        // to the main actor before cancel runs.
+        Self.blockMainActor(until: answered)
+        #expect(answered.get(), "the load never answered")
+        state.cancel()
+        #expect(state.phase == .idle)
+        await companion.value
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(state.phase == .idle, "the cancelled load's late success was shown")
+        #expect(fixture.originHits("/late.png") == 1)
+    }
+
+    /// Waits (up to 10 s) for `flag` by sleeping this thread, plus a margin for the waiters the
+    /// same answer resumes at the same moment.
+    nonisolated static func blockMainActor(until flag: Locked) {
+        for _ in 0..<2000 where !flag.get() { usleep(5_000) }
+        usleep(50_000)
     }
 
     @Test("observers are told when the phase changes")
