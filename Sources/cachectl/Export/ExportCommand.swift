@@ -49,7 +49,7 @@ struct ExportCommand: AsyncParsableCommand {
             // Shared as the store is: the store's own rule gives the modes.
             let exportFolder = try ExportFolder(preparing: folder, sharing: store.configuration.sharing)
             let entries = try filters.entries(in: store, now: now)
-            let written = try ExportWriter(folder: exportFolder, now: now, previews: html).write(entries, from: store)
+            let written = try await ExportWriter(folder: exportFolder, now: now, previews: html).write(entries, from: store)
             return (written, exportFolder)
         }
         try exportFolder.write(Manifest.encode(exported.manifest), named: ManifestEntry.fileName)

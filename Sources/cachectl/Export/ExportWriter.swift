@@ -30,7 +30,7 @@ struct ExportWriter {
     }
 
     /// Writes one file per entry still present (and its preview, when asked).
-    func write(_ entries: [EntryMetadata], from store: PersistentStore) throws -> Written {
+    func write(_ entries: [EntryMetadata], from store: PersistentStore) async throws -> Written {
         var namer = ExportFileNamer()
         var manifest: [ManifestEntry] = []
         var previewFiles: [String: String] = [:]
@@ -49,7 +49,7 @@ struct ExportWriter {
             let name = namer.name(for: entry.metadata.key, fileExtension: image.format?.fileExtension ?? "bin")
             try folder.write(entry.data, named: name)
             manifest.append(manifestEntry(entry, file: name, image: image))
-            if previews, let preview = Self.preview(of: entry.data) {
+            if previews, let preview = await Self.preview(of: entry.data) {
                 // Named like an entry (by the namer, from a key no entry has), so never another file's name.
                 let previewName = namer.name(for: entry.metadata.key + "\u{0}preview", fileExtension: preview.format.rawValue)
                 try folder.write(preview.bytes, named: previewName)
@@ -65,14 +65,20 @@ struct ExportWriter {
 
     /// A thumbnail of `data` through the platform decoder, as JPEG (PNG where there is alpha):
     /// every format the decoder reads (TIFF, HEIC, AVIF, ICO …) becomes one a browser shows, and an
-    /// SVG is shown as pixels, its script never run. Nil for bytes that do not decode.
-    static func preview(of data: Data) -> (bytes: Data, format: EncodedFormat)? {
+    /// SVG is shown as pixels, its script never run. Decoded as the pipeline decodes what it fetched
+    /// (in a decode worker process on Linux) and on the decoding queue, never on Swift's cooperative
+    /// pool, which a worker's answer would otherwise hold. Nil for bytes that do not decode.
+    static func preview(of data: Data) async -> (bytes: Data, format: EncodedFormat)? {
         guard
-            let image = try? PlatformImageDecoder().decode(
+            let image = try? await PlatformImageDecoder().decodeOffPool(
                 data, processing: .thumbnail(maxPixelSize: previewPixelSize), maxPixelCount: ImageValidator().maxPixelCount)
         else { return nil }
         let format = EncodedFormat.choice(for: image)
-        guard let bytes = try? PlatformImageEncoder().encode(image, as: format, quality: 80) else { return nil }
+        guard
+            let bytes = try? await DecodingQueue.shared.run({ () throws(ImageDecodingError) -> Data in
+                try PlatformImageEncoder().encode(image, as: format, quality: 80)
+            })
+        else { return nil }
         return (bytes, format)
     }
 
