@@ -1,6 +1,7 @@
 import CacheStorage
 import Foundation
 import ImageFormats
+import LoopbackOrigin
 import TestSupport
 import Testing
 
@@ -52,6 +53,39 @@ struct ImportExportTests {
         for external in ["src=\"http", "href=\"http", "<link", "@import", "url(http"] {
             #expect(!gallery.contains(external), "the gallery must not load anything from the network")
         }
+    }
+
+    @Test("export --html of a cache holding images crafted against decoders finishes: every file exported, previews only for the images that decode")
+    func hostileGallery() async throws {
+        let folder = TemporaryDirectory("hostile-import")
+        let cache = TemporaryDirectory("hostile-cache")
+        let export = TemporaryDirectory("hostile-export")
+        defer { withExtendedLifetime((folder, cache, export)) {} }
+        let svg = { (body: String) in
+            Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">\#(body)</svg>"#.utf8)
+        }
+        let files: [String: Data] = [
+            // librsvg panics on it, which would end any process that rendered it.
+            "panic.svg": svg(#"<filter id="f"><feConvolveMatrix order="21" kernelMatrix=""#
+                + Array(repeating: "1", count: 441).joined(separator: " ")
+                + #""/></filter><rect width="100" height="100" filter="url(#f)"/>"#),
+            // Minutes of processor time in librsvg.
+            "turbulence.svg": svg(#"<filter id="f"><feTurbulence baseFrequency="0.01" numOctaves="4000"/></filter><rect width="100" height="100" filter="url(#f)"/>"#),
+            "good.png": PNGEncoder.encode(width: 40, height: 30) { x, _ in (UInt8(x * 6), 90, 200) },
+        ]
+        for (name, bytes) in files { try bytes.write(to: folder.url.appendingPathComponent(name)) }
+        let imported = try await Cachectl.run(["import", folder.url.path, "--path", cache.url.path, "--base-url", "https://x.test", "--json"])
+        #expect(imported.status == 0, "\(imported)")
+
+        let exported = try await Cachectl.run(["export", "--path", cache.url.path, "--to", export.url.path, "--html", "--json"])
+        #expect(exported.status == 0, "\(exported)")
+        let manifest = try JSONDecoder.snakeCase.decode(
+            [ManifestRow].self, from: Data(contentsOf: export.url.appendingPathComponent("manifest.json")))
+        #expect(manifest.count == 3)
+        let written = Set(try FileManager.default.contentsOfDirectory(atPath: export.url.path))
+        let previews = written.subtracting(manifest.map(\.file) + ["manifest.json", "index.html"])
+        #expect(previews.count == 1, "only the good image has a preview: \(previews.sorted())")
+        #expect(previews.allSatisfy { $0.hasPrefix("x.test_good") }, "\(previews.sorted())")
     }
 
     @Test("an export imported into a new cache restores the keys, validators, expiry and bytes")
