@@ -10,11 +10,11 @@ import CacheStorage
 /// to the store's files recorded (Tests/Fixtures/PowerLoss/write-recorder.c, preloaded), then the
 /// disk states a power loss could have left at random moments are built from the recording
 /// (``PowerLossSimulation``: synced writes kept, each later page write kept or lost) and opened
-/// as the next boot would open them. `POWERLOSS_STATES` (per durability mode) and `POWERLOSS_SEED`
-/// override the defaults; `tools/soak` runs more.
+/// as the next boot would open them. ``TestScale`` says how many states per durability mode
+/// (`POWERLOSS_STATES` overrides it); `POWERLOSS_SEED` overrides the seed; `tools/soak` runs more.
 @Suite("Simulated power loss", .serialized)
 struct PowerLossTests {
-    static let statesPerMode = ProcessInfo.processInfo.environment["POWERLOSS_STATES"].flatMap(Int.init) ?? 400
+    static let statesPerMode = TestScale.current.powerLossStates
     static let seed = ProcessInfo.processInfo.environment["POWERLOSS_SEED"].flatMap(UInt64.init) ?? 20_261_124
     static let batches = 120
 
@@ -83,7 +83,7 @@ struct PowerLossTests {
         }
         let summary = Outcome.allCases.map { "\($0.rawValue) \(outcomes[$0] ?? 0)" }.joined(separator: ", ")
         print(
-            "power loss, \(mode): \(Self.statesPerMode) states from \(writes.operations.count) recorded operations (\(syncs.count) syncs, \(acks.count) acknowledged batches), seed \(Self.seed): \(summary); failed \(failures)"
+            "power loss, \(mode) (\(TestScale.current)): \(Self.statesPerMode) states from \(writes.operations.count) recorded operations (\(syncs.count) syncs, \(acks.count) acknowledged batches), seed \(Self.seed): \(summary); failed \(failures)"
         )
         #expect(failures == 0, "\(failures) of \(Self.statesPerMode) states failed (\(mode), seed \(Self.seed))")
         #expect(outcomes.values.reduce(0, +) == Self.statesPerMode - failures)
