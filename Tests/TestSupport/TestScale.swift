@@ -19,9 +19,12 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public var killedReaders: Int
     /// Kills of a writer merging the pointer tail (`PointerTailTests`).
     public var tailMergeKills: Int
-    /// Simulated power losses per durability mode (`PowerLossTests`);
-    /// `POWERLOSS_STATES` overrides either scale (`tools/soak` runs 2,000).
+    /// Simulated power losses per durability mode, `.eachCommit` and `.full` (`PowerLossTests`);
+    /// `POWERLOSS_STATES` overrides this and the next at either scale (`tools/soak` runs 2,000).
     public var powerLossStates: Int
+    /// Simulated power losses for periodic durability (`PowerLossTests`), which needs more to
+    /// reach the few states it keeps whole.
+    public var periodicPowerLossStates: Int
     /// Entries in the store of many small entries (`ManyEntriesTests`).
     public var manyEntries: Int
     /// Generated responses the plain-reuse property is checked over (`PlainReuseProperty`).
@@ -38,17 +41,17 @@ public struct TestScale: Sendable, CustomStringConvertible {
     /// Every count at its full size, as CI runs them.
     public static let full = TestScale(
         name: "full", writerKills: 80, indexRecoveryKills: 20, mixedKills: 130, killedReaders: 1_000,
-        tailMergeKills: 40, powerLossStates: 400, manyEntries: 200_000, reuseCases: 20_000,
-        replayReruns: [4, 4, 1, 1, 1], corpusStride: 1)
+        tailMergeKills: 40, powerLossStates: 400, periodicPowerLossStates: 400, manyEntries: 200_000,
+        reuseCases: 20_000, replayReruns: [4, 4, 1, 1, 1], corpusStride: 1)
 
     /// Counts large enough that every rule is exercised (kills land during start-up, inside a
     /// rebuild, in each role; every power-loss outcome shows up), small enough for every run. Two
     /// floors are not the tests' choice: more killed readers than LMDB's 510 reader slots, and more
     /// entries than the 65,536 pairs that start a round of the pointer tail's merge.
     public static let short = TestScale(
-        name: "short", writerKills: 24, indexRecoveryKills: 8, mixedKills: 36, killedReaders: 528,
-        tailMergeKills: 16, powerLossStates: 100, manyEntries: 80_000, reuseCases: 5_000,
-        replayReruns: [4, 4], corpusStride: 4)
+        name: "short", writerKills: 16, indexRecoveryKills: 6, mixedKills: 30, killedReaders: 528,
+        tailMergeKills: 16, powerLossStates: 100, periodicPowerLossStates: 200, manyEntries: 80_000,
+        reuseCases: 5_000, replayReruns: [4, 4], corpusStride: 4)
 
     /// The environment variable `tools/test --all` sets to `1` for the full scale.
     public static let environmentVariable = "CACHE_TESTS_FULL"
@@ -57,7 +60,10 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public static let current: TestScale = {
         let environment = ProcessInfo.processInfo.environment
         var scale = environment[environmentVariable] == "1" ? full : short
-        if let states = environment["POWERLOSS_STATES"].flatMap(Int.init) { scale.powerLossStates = states }
+        if let states = environment["POWERLOSS_STATES"].flatMap(Int.init) {
+            scale.powerLossStates = states
+            scale.periodicPowerLossStates = states
+        }
         return scale
     }()
 
