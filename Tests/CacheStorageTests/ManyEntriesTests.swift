@@ -4,18 +4,18 @@ import Testing
 
 @testable import CacheStorage
 
-/// A store of 200,000 small entries, as a feed of thumbnails fills one: it opens strictly, every
+/// A store of many small entries (``TestScale/manyEntries``), as a feed of thumbnails fills one: it opens strictly, every
 /// entry verifies, and a mass eviction takes exactly the least recently used half, leaving the
 /// index, the records and the blob log in agreement. (Rates are measured by `cachectl bench`.)
 @Suite("Many small entries")
 struct ManyEntriesTests {
-    static let count = 200_000
+    static let count = TestScale.current.manyEntries
     static let size = 256
 
     static func key(_ number: Int) -> String { "https://cdn.example.com/feed/\(number).jpg" }
     static func bytes(_ number: Int) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &+ number &* 7) }) }
 
-    @Test("200,000 entries open strictly, verify, and evict exactly the least recently used half")
+    @Test("many small entries (TestScale.manyEntries) open strictly, verify, and evict exactly the least recently used half")
     func manySmallEntries() async throws {
         let folder = TemporaryDirectory()
         let configuration = TestStores.strict()
@@ -83,5 +83,6 @@ struct ManyEntriesTests {
         #expect(layout.recordLog == Self.count / 2)
         #expect(layout.log == 0, "small entries' bytes follow their records")
         #expect(try await store.verify().isClean)
+        print("many small entries (\(TestScale.current)): \(Self.count) stored, verified and half evicted")
     }
 }

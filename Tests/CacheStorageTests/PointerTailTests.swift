@@ -251,7 +251,7 @@ struct PointerTailTests {
         #expect(outcome.oldFound == 60)
     }
 
-    @Test("a writer merging the tail in rounds of 24 pairs, 8 a transaction, killed at random moments, loses no acknowledged put and leaves a store that verifies (40 kills)")
+    @Test("a writer merging the tail in rounds of 24 pairs, 8 a transaction, killed at random moments (TestScale.tailMergeKills times), loses no acknowledged put and leaves a store that verifies")
     func killedInsideRounds() async throws {
         let folder = TemporaryDirectory("tail-crash")
         var random = SystemRandomNumberGenerator()
@@ -259,7 +259,8 @@ struct PointerTailTests {
         // Pointers in `records` after each kill: only a round's slices add them.
         var pointerCounts: Set<Int> = []
         let environment = ["STORAGE_WORKER_STRICT": "1", "STORAGE_WORKER_NO_LIMIT": "1", "STORAGE_WORKER_MERGE": "24,8"]
-        for cycle in 0..<40 {
+        let kills = TestScale.current.tailMergeKills
+        for cycle in 0..<kills {
             let worker = try await WorkerProcess(
                 role: "writer", directory: folder.url, seed: UInt64(cycle + 1), environment: environment)
             #expect(await worker.waitUntilReady(), "cycle \(cycle): worker did not start")
@@ -276,7 +277,7 @@ struct PointerTailTests {
             pointerCounts.insert(try Self.counts(store).records)
             store.close()
         }
-        print("killed inside rounds: 40 kills, \(acknowledged.count) keys checked after every kill, \(pointerCounts.count) counts of pointers")
+        print("killed inside rounds (\(TestScale.current)): \(kills) kills, \(acknowledged.count) keys checked after every kill, \(pointerCounts.count) counts of pointers")
         #expect(acknowledged.count > 100, "the writers acknowledged too little for the test to prove anything")
         // Slices wrote pointers between kills: at least five different counts.
         #expect(pointerCounts.count > 5, "\(pointerCounts.count) distinct counts of pointers in records")

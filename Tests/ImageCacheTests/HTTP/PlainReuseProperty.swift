@@ -11,7 +11,7 @@ import TestSupport
 @Suite("Plain reuse agrees with the full rule")
 struct PlainReuseProperty {
     static let seed: UInt64 = 20_261_125
-    static let cases = 20_000
+    static let cases = TestScale.current.reuseCases
 
     @Test("fast-path hit if and only if the full rule says useStored, from headers and from summaries")
     func agreesWithDecision() async throws {
@@ -53,6 +53,7 @@ struct PlainReuseProperty {
         #expect(hits > Self.cases / 4)
         #expect(declinedOutright > Self.cases / 20)
         #expect(summariesUsed > Self.cases / 3)
+        print("plain reuse (\(TestScale.current)): \(Self.cases) generated responses, \(hits) fast-path hits")
     }
 
     /// Exact but for rounding: the expiry is an instant (`Date` holds about 0.1 µs of precision now),

@@ -58,6 +58,8 @@ struct HTTPCacheConformanceTests {
         let results = try await runWithRerun(tests, configure: configure)
         let scoreboard = Scoreboard(tests: tests, results: results, implementations: file.implementations)
         let prefix = label.isEmpty ? "" : "\(label) "
+        let reruns = TestScale.current.replayReruns
+        print("http-cache-conformance \(prefix)(\(TestScale.current)): misses run again up to \(reruns.count) times, \(reruns.map(String.init).joined(separator: ", ")) at once")
         for line in scoreboard.lines { print("http-cache-conformance \(label.isEmpty ? "" : "(\(label)) ")\(line)") }
         for test in tests where results[test.id]?.isPassed != true {
             print("  ✗ \(prefix)[\(test.kind)] \(test.id): \(results[test.id].map { "\($0)" } ?? "no result")")
@@ -68,11 +70,11 @@ struct HTTPCacheConformanceTests {
         }
     }
 
-    /// Runs `tests`, then those that still missed twice more a few at a time and three times one at
-    /// a time: a test whose pauses are measured in whole seconds can miss on a machine loaded by the
-    /// rest of the suite, and the later runs show whether the miss was the machine's or the
-    /// cache's (the first run missed 23–34 of the tests through URLSession in six full runs on one
-    /// machine, where 23 miss by design; a second run once still left two of the machine's, and in
+    /// Runs `tests`, then those that still missed twice more a few at a time and (at the full
+    /// ``TestScale``) three times one at a time: a test whose pauses are measured in whole seconds
+    /// can miss on a machine loaded by the rest of the suite, and the later runs show whether the
+    /// miss was the machine's or the cache's (the first run missed 23–34 of the tests through
+    /// URLSession in six full runs on one machine, where 23 miss by design; a second run once still left two of the machine's, and in
     /// one CI run a third still left `cc-resp-must-revalidate-stale`, whose second request, meant
     /// to find a `max-age=2` response fresh, reached the origin; on a slower machine, beside the
     /// crash suites, `304-etag-update-response-X-Content-Foo` missed all four runs the same way,
@@ -85,7 +87,7 @@ struct HTTPCacheConformanceTests {
         var first = ConformanceRun(tests: tests)
         configure(&first)
         var results = try await first.run()
-        for concurrency in [4, 4, 1, 1, 1] {
+        for concurrency in TestScale.current.replayReruns {
             let missed = tests.filter { results[$0.id]?.isPassed != true }
             guard !missed.isEmpty else { break }
             var again = ConformanceRun(tests: missed)

@@ -1,0 +1,85 @@
+import Foundation
+
+/// How much the long suites do: the kill cycles, the simulated power losses, the corpus sweeps and
+/// the stores of many entries.
+///
+/// `tools/test` runs the short form of each, so a developer's run covers every behaviour in a few
+/// minutes; `tools/test --all` (which CI runs) sets `CACHE_TESTS_FULL=1` and runs them in full.
+/// Each long test prints the scale it ran at, so a short run never passes for a full one.
+public struct TestScale: Sendable, CustomStringConvertible {
+    /// `short` or `full`.
+    public var name: String
+    /// Kills of a writer at random moments (`CrashTests`).
+    public var writerKills: Int
+    /// Kills of a process rebuilding a damaged index (`CrashTests`).
+    public var indexRecoveryKills: Int
+    /// Kills of readers, evictors, writers, purge and verify beside a kept-open store (`CrashTests`).
+    public var mixedKills: Int
+    /// Readers killed mid-read beside a writer (`CrashTests`).
+    public var killedReaders: Int
+    /// Kills of a writer merging the pointer tail (`PointerTailTests`).
+    public var tailMergeKills: Int
+    /// Simulated power losses per durability mode, `.eachCommit` and `.full` (`PowerLossTests`);
+    /// `POWERLOSS_STATES` overrides this and the next at either scale (`tools/soak` runs 2,000).
+    public var powerLossStates: Int
+    /// Simulated power losses for periodic durability (`PowerLossTests`), which needs more to
+    /// reach the few states it keeps whole.
+    public var periodicPowerLossStates: Int
+    /// Entries in the store of many small entries (`ManyEntriesTests`).
+    public var manyEntries: Int
+    /// Generated responses the plain-reuse property is checked over (`PlainReuseProperty`).
+    public var reuseCases: Int
+    /// How many at once each rerun of the HTTP caching replay's misses runs
+    /// (`HTTPCacheConformanceTests`). The one-at-a-time reruns wait out every missed test's pauses
+    /// in turn; they tell a loaded machine's misses from the cache's, which a run as loaded as the
+    /// full suite needs most.
+    public var replayReruns: [Int]
+    /// Of the corpus' files of each format, every `corpusStride`-th one is swept by the per-file
+    /// corpus suites (see ``sample(_:by:)``).
+    public var corpusStride: Int
+
+    /// Every count at its full size, as CI runs them.
+    public static let full = TestScale(
+        name: "full", writerKills: 80, indexRecoveryKills: 20, mixedKills: 130, killedReaders: 1_000,
+        tailMergeKills: 40, powerLossStates: 400, periodicPowerLossStates: 400, manyEntries: 200_000,
+        reuseCases: 20_000, replayReruns: [4, 4, 1, 1, 1], corpusStride: 1)
+
+    /// Counts large enough that every rule is exercised (kills land during start-up, inside a
+    /// rebuild, in each role; every power-loss outcome shows up), small enough for every run. Two
+    /// floors are not the tests' choice: more killed readers than LMDB's 510 reader slots, and more
+    /// entries than the 65,536 pairs that start a round of the pointer tail's merge.
+    public static let short = TestScale(
+        name: "short", writerKills: 16, indexRecoveryKills: 6, mixedKills: 30, killedReaders: 528,
+        tailMergeKills: 16, powerLossStates: 100, periodicPowerLossStates: 200, manyEntries: 80_000,
+        reuseCases: 5_000, replayReruns: [4, 4], corpusStride: 4)
+
+    /// The environment variable `tools/test --all` sets to `1` for the full scale.
+    public static let environmentVariable = "CACHE_TESTS_FULL"
+
+    /// The scale of this run: full when `CACHE_TESTS_FULL=1`, short otherwise.
+    public static let current: TestScale = {
+        let environment = ProcessInfo.processInfo.environment
+        var scale = environment[environmentVariable] == "1" ? full : short
+        if let states = environment["POWERLOSS_STATES"].flatMap(Int.init) {
+            scale.powerLossStates = states
+            scale.periodicPowerLossStates = states
+        }
+        return scale
+    }()
+
+    public var isFull: Bool { name == "full" }
+
+    /// Every `corpusStride`-th element of each group `kind` names (all of them in full), in their
+    /// order: the sample keeps the first of every group, so every format (or folder) stays in it.
+    public func sample<Element>(_ items: [Element], by kind: (Element) -> String) -> [Element] {
+        var seen: [String: Int] = [:]
+        return items.filter { item in
+            let index = seen[kind(item), default: 0]
+            seen[kind(item)] = index + 1
+            return index % corpusStride == 0
+        }
+    }
+
+    /// `"short scale"` or `"full scale"`, for the line each long test prints.
+    public var description: String { "\(name) scale" }
+}
