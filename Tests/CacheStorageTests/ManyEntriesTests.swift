@@ -53,7 +53,7 @@ struct ManyEntriesTests {
         }
         // The eviction deleted the numbers its slices left in records (see RecordLocation): every
         // pointer left there names an entry's record, and with the pointer tail's pairs that name
-        // one (see PointerTail) they count the entries.
+        // one (see PointerTailIndex) they count the entries.
         let databases = store.core.blobs.databases
         let layout = try store.core.blobs.read { txn in
             var live = (records: 0, stale: 0, digests: Set<KeyDigest>())

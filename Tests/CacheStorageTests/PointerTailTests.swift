@@ -5,7 +5,7 @@ import Testing
 @testable import CacheStorage
 
 /// Puts append their pointers to the pointer tail instead of writing them into `records`, and the
-/// writer merges the tail into `records` in rounds (`PointerTail`, `PointerMerge`): every read must
+/// writer merges the tail into `records` in rounds (`PointerTailIndex`, `PointerMerge`): every read must
 /// find every entry wherever its pointer is, in this process and in others, before, during and
 /// after a round, and a round must leave nothing behind.
 @Suite("Pointer tail")
@@ -264,7 +264,13 @@ struct PointerTailTests {
             let worker = try await WorkerProcess(
                 role: "writer", directory: folder.url, seed: UInt64(cycle + 1), environment: environment)
             #expect(await worker.waitUntilReady(), "cycle \(cycle): worker did not start")
-            try await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
+            // Past a round's worth of acknowledged puts first, however slowly a loaded machine
+            // runs the worker, so that each kill lands among the slices, not before the first.
+            let progressDeadline = ContinuousClock.now + .seconds(30)
+            while CrashTests.acknowledged(worker.output).count < 48, ContinuousClock.now < progressDeadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
             await worker.kill()
             acknowledged.merge(CrashTests.acknowledged(worker.output)) { max($0, $1) }
             // Reopened with `.throwError`, verified, nothing quarantined.

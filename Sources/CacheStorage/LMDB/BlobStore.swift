@@ -35,11 +35,11 @@ final class BlobStore: @unchecked Sendable {
         /// write their records into `records`, as before.
         let recordLog: MDB_dbi?
         /// Numbers of logged records under their entries' digests, not yet merged into `records`
-        /// (see ``PointerTail``). Nil in a store from before the tail opened read-only, or opened
+        /// (see ``PointerTailIndex``). Nil in a store from before the tail opened read-only, or opened
         /// on a disk too full to create it: puts then write their pointers into `records`.
         let pointerTail: MDB_dbi?
         /// This process's index of `pointerTail`, new with each opening of the environment.
-        let tailIndex = PointerTail()
+        let tailIndex = PointerTailIndex()
     }
 
     /// Why the environment could not be opened: damaged files, or an ordinary failure.
@@ -142,16 +142,14 @@ final class BlobStore: @unchecked Sendable {
     /// Advises the kernel how the map's pages will be read.
     ///
     /// While a store opens, `MADV_RANDOM` (LMDB gives it whenever it maps the file, opened with
-    /// `MDB_NORDAHEAD`, before it reads a page through the map): each page opening reads (LMDB's main and info pages, the
-    /// journal) depends on the one before, and a fault on a cold page otherwise reads the disk's
-    /// whole read-ahead window around it. Where that window is 8 MiB (as on the machines this was
-    /// measured on, `/sys/block/vda/queue/read_ahead_kb`), a cold open of 1,000,000 entries waited
-    /// 4-6 ms for each of those pages, where one page takes 0.06 ms. Afterwards `MADV_NORMAL`
-    /// (``finishOpening()``): random advice also turns off the kernel's fault-around, which maps a
-    /// fault's cached neighbours with it, and kept for good (`MDB_NORDAHEAD`) it made warm reads of
-    /// 1,000,000 small entries slower (104,000-155,000 reads/s against 196,000, p99 15-20 against
-    /// 11 us). A read-ahead hint per read of a large blob (`madvise(WILLNEED)`) cost every warm read
-    /// 1.3 us, a third of a feed read, and was left out.
+    /// `MDB_NORDAHEAD`, before it reads a page through the map): each page opening reads (LMDB's
+    /// main and info pages, the journal) depends on the one before, and a fault on a cold page
+    /// otherwise reads the disk's whole read-ahead window around it (`read_ahead_kb`), megabytes
+    /// where one page is needed. Afterwards `MADV_NORMAL` (``finishOpening()``): random advice also
+    /// turns off the kernel's fault-around, which maps a fault's cached neighbours with it, and kept
+    /// for good (`MDB_NORDAHEAD`) it made warm reads of small entries markedly slower. A read-ahead
+    /// hint per read of a large blob (`madvise(WILLNEED)`) cost every warm read more than it saved,
+    /// and was left out.
     private static func advise(_ env: OpaquePointer, _ advice: Int32) {
         var info = MDB_envinfo()
         mdb_env_info(env, &info)

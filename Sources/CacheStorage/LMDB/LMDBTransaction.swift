@@ -5,7 +5,7 @@ import CLMDB
 /// Every buffer it hands out points into LMDB's map and dies with the transaction: copy out first.
 struct LMDBTransaction {
     let handle: OpaquePointer
-    /// A write transaction (see ``PointerTail``, which brings its index up to date differently).
+    /// A write transaction (see ``PointerTailIndex``, which brings its index up to date differently).
     var isWrite = false
 
     func get(_ database: MDB_dbi, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {

@@ -95,7 +95,7 @@ extension LMDBTransaction {
     /// Stores `record` as the entry at `digest`'s: in the record log under `number` when there is
     /// one (`appending`: the number is past every key there), followed by `followingBytes` when
     /// the record says the entry's bytes follow it, its pointer appended to the pointer tail
-    /// `toTail` when there is one (see ``PointerTail``), else written into `records`; else in
+    /// `toTail` when there is one (see ``PointerTailIndex``), else written into `records`; else in
     /// `records`. Returns where, and whether the pointer went to the tail.
     @discardableResult
     func putRecord(
@@ -165,7 +165,7 @@ extension LMDBTransaction {
     }
 
     /// Walks every entry until `body` returns false: its digest and record. Those whose pointers
-    /// are in the tail (see ``PointerTail``) come first, in the order they were logged; then those
+    /// are in the tail (see ``PointerTailIndex``) come first, in the order they were logged; then those
     /// of `records`, in digest order. Stale pointers are passed over; `records` values that are
     /// not records are passed on as they are, for the caller to find unreadable.
     func forEachRecord(

@@ -4,9 +4,8 @@
 /// A record in the record log sits under its blob's number (see ``RecordLocation``), and `records`
 /// maps each digest to that number: finding a victim's record by digest is a descent into that
 /// large, random-keyed tree, on pages a cold store reads from disk. The row keeps the number, so
-/// the record is found by number, in about the order eviction takes them: evicting 500,000 of
-/// 1,000,000 small entries, LMDB's part of the slices ran 1.3-1.6 s on the writer's CPU instead of
-/// 2.5-2.7 s, and read a third to a half as many cold pages. A logged record is filed under its
+/// the record is found by number, in about the order eviction takes them, which halves LMDB's part
+/// of a mass eviction and the cold pages it reads. A logged record is filed under its
 /// entry's digest, so a number that no longer names that digest's record (a row behind LMDB, or
 /// written before the index kept numbers) is told apart, and the lookup by digest runs as before.
 struct EvictionVictim: Hashable, Sendable {

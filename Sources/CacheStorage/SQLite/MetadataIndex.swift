@@ -206,8 +206,8 @@ final class MetadataIndex: @unchecked Sendable {
         try connection.execute("PRAGMA synchronous = NORMAL")
         try connection.execute("PRAGMA foreign_keys = OFF")
         // Deleted rows are zeroed only on pages a commit writes anyway: scrubbing every page a
-        // deletion frees (`ON`, Debian's default) wrote each such page to the log too. Evicting
-        // 500,000 of 1,000,000 small entries, a third less was written (0.39 GB, not 0.57).
+        // deletion frees (`ON`, Debian's default) wrote each such page to the log too, a third of
+        // what a mass eviction wrote.
         // Freed pages keep their old bytes until reused, as LMDB's do (the storage documentation
         // says so among what the store does not defend against).
         try connection.execute("PRAGMA secure_delete = FAST")

@@ -5,9 +5,8 @@ import Foundation
 /// One SQLite `UPDATE` per read would cost more than the LMDB read itself; here a read costs one
 /// dictionary store under a lock, and repeated reads of one entry collapse into one update.
 ///
-/// At most ``capacity`` distinct entries wait (about 3 MB): reads of more distinct entries than the
-/// writer persists meanwhile would otherwise hold memory in proportion to the store (a million reads
-/// of a million entries held 20 MB more). Past it, a read of an entry not yet waiting counts as a
+/// At most ``capacity`` distinct entries wait: reads of more distinct entries than the writer
+/// persists meanwhile would otherwise hold memory in proportion to the store. Past it, a read of an entry not yet waiting counts as a
 /// hit but leaves the entry's last access where it was, so a storm of reads makes eviction order
 /// approximate for those entries, never memory grow.
 ///

@@ -26,7 +26,7 @@ struct ChangeSet {
     /// Whether a put appended its pointer to the pointer tail (the same).
     private(set) var wroteToTail = false
     /// The numbers this transaction's puts appended to the pointer tail, by digest: the tail's
-    /// index holds only what was committed (see ``PointerTail``).
+    /// index holds only what was committed (see ``PointerTailIndex``).
     private var ownTail: [KeyDigest: UInt64] = [:]
     /// The pointer tail's first key, read at the first deletion of a logged record (see `dropTailPair`).
     private var tailFirst: UInt64?
@@ -56,7 +56,7 @@ struct ChangeSet {
     private let mergesTouches: Bool
 
     /// Whether puts append their pointers to the pointer tail (when the store has one) rather
-    /// than write them into `records` (see ``PointerTail``).
+    /// than write them into `records` (see ``PointerTailIndex``).
     private let pointersToTail: Bool
 
     init(txn: LMDBTransaction, databases: BlobStore.Databases, mergesTouches: Bool = true, pointersToTail: Bool = false) {
@@ -333,7 +333,7 @@ struct ChangeSet {
     /// Raises `info`'s number floor past every pair this change set deleted from the pointer tail,
     /// for the transaction to write: a number the tail held is never given again, because the
     /// tail's indexes read only the pairs past the last number they have read (see
-    /// ``PointerTail``). Without it, removing the newest entry gave its number to the next put,
+    /// ``PointerTailIndex``). Without it, removing the newest entry gave its number to the next put,
     /// which no index that had read the removed pair ever found.
     func raiseFloorPastDroppedPairs(_ info: inout StoreInfo) {
         guard let highestDroppedTailNumber else { return }

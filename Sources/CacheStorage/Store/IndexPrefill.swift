@@ -3,9 +3,9 @@ import Foundation
 /// The index rows of a group commit's puts, upserted on the ``IndexHelper`` while the writer
 /// thread commits the group to LMDB.
 ///
-/// Mirroring a commit had run after it, on the writer: at 1,000,000 small entries, of the writer's
-/// 20.6 s, LMDB's transactions took 11.4 s and the catch-up 8.3 s, 4.6 s of it the rows' upserts
-/// and 1.1 s reading back and decoding the records just written. A put's row follows from the
+/// Mirroring a commit after it, on the writer, took nearly as long as LMDB's transactions
+/// themselves, most of it the rows' upserts and reading back the records just written. A put's
+/// row follows from the
 /// record it prepared before the commit and the blob number the commit gives it, which is known
 /// beforehand: numbers are given in order from the first free one (`firstFreeBlobNumber`), read
 /// just before the commit. So the writer begins the index's transaction first, the helper upserts

@@ -1,8 +1,8 @@
 /// Where periodic durability stands between two marked syncs (see ``FlushMarker``).
 ///
 /// A marked sync runs on the writer, so every put queued meanwhile waits for it; with many pages
-/// dirty (a mass eviction, a burst of puts) its `fdatasync` took 80–130 ms here, and puts issued
-/// during an eviction waited that long once a second. So when a sync is due, the writer first
+/// dirty (a mass eviction, a burst of puts) its `fdatasync` takes long enough for puts issued
+/// during an eviction to stall once a second. So when a sync is due, the writer first
 /// asks the thread beside it (``BackgroundWriteback``) to write LMDB's pages back, without
 /// marking anything, and runs the marked sync once that is done, when little is left to write.
 struct PeriodicFlushState {

@@ -1,6 +1,6 @@
 import CLMDB
 
-/// Merges the pointer tail into `records` (see ``PointerTail``): the writer thread's, between
+/// Merges the pointer tail into `records` (see ``PointerTailIndex``): the writer thread's, between
 /// batches.
 ///
 /// A round begins once the tail holds `threshold` pairs. It reads them, sorts them by digest, and

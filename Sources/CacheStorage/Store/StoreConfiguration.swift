@@ -46,15 +46,16 @@ public struct StoreConfiguration: Sendable {
     /// Where the store reports recoveries and repairs.
     public var logger: Logger = Logger(label: "CacheStorage")
     /// Pairs the pointer tail gathers before the writer merges them into `records` (see
-    /// ``PointerTail``): at 1,000,000 small entries a round of 65,536 rewrites each of the tree's
-    /// leaves about once, where writing each pointer with its put rewrote one leaf per put. Each
-    /// process that reads the store holds the tail's pairs in memory (about 2 MB at this size).
+    /// ``PointerTailIndex``): for a store of a million small entries, a round this large rewrites
+    /// each of the tree's leaves about once, where writing each pointer with its put rewrote one
+    /// leaf per put. Each process that reads the store holds the tail's pairs in memory (a few
+    /// bytes each).
     /// Lowered by tests, to merge often; 0 writes each pointer into `records` with its put, as a
     /// store did before the tail (for tests of `records` itself).
     var pointerMergeThreshold = 65_536
     /// Pointers one transaction of the merge writes (see ``PointerMerge``): a 32nd of a round, so
     /// a put waits for that at most, and the transaction's dirty pages, held in memory until it
-    /// commits, stay near 1 MB (an eighth held 4 MB, and peak memory rose by as much). Lowered by
+    /// commits, stay few (larger slices raised peak memory by what they held). Lowered by
     /// tests, to merge in many slices.
     var pointerMergeSlice = 2048
 
@@ -74,8 +75,8 @@ public enum Durability: Sendable, Hashable {
     /// commits, on ``PersistentStore/flush()`` and on close. A killed process loses nothing. A power
     /// loss or OS crash within `interval` of a write loses the store's contents: on the next open it
     /// is detected (see `flush.state`), moved aside and replaced by an empty store, never trusted.
-    /// At any other moment a power loss loses nothing. The default, every second: twice the insert
-    /// rate of ``eachCommit`` on a disk that syncs at 250 MB/s.
+    /// At any other moment a power loss loses nothing. The default, every second, inserts about
+    /// twice as fast as ``eachCommit`` (see Benchmarks/RESULTS.md).
     case periodic(interval: Duration)
     /// Each group commit is on stable storage before its puts return (its pages synced, then the
     /// page that records the commit): a put that returned survives a power loss. Puts from

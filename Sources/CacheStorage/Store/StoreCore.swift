@@ -377,7 +377,7 @@ final class StoreCore: Sendable {
         case .persist:
             synchronizeIndex(accessLimit: Self.accessesPerPass)
             // Beside the writer: after a run of reads the log holds their access times, and
-            // copying it back took up to 350 ms here, which a put arriving meanwhile waited out.
+            // copying it back on the writer would make a put arriving meanwhile wait it out.
             if index.uncheckpointedLogBytes > 0 { writeback.request(.checkpointIndex) }
         case .wait(let milliseconds):
             // Reads are still arriving: the index (and another process's commits it would mirror)
@@ -430,9 +430,9 @@ final class StoreCore: Sendable {
         if drained.remaining > 0 { writer.wake() }
     }
 
-    /// The most recorded reads a batch or an idle pass persists: after a burst of reads (100,000
-    /// in a third of a second, half of them distinct) persisting them all took 340 ms, which a put
-    /// queued meanwhile waited out; 4,096 take about 25 ms. An eviction, an explicit flush and
+    /// The most recorded reads a batch or an idle pass persists: after a burst of reads, persisting
+    /// them all at once is long enough for a put queued meanwhile to stall; a bounded batch keeps
+    /// that wait short. An eviction, an explicit flush and
     /// closing persist them all, so eviction order and `flush()` see every read.
     static let accessesPerPass = 4096
 
@@ -497,7 +497,7 @@ final class StoreCore: Sendable {
         var sliceSize = EvictionSliceSize()
         // Pointers the slices leave in `records`, deleted in digest order (see `deleteStalePointers`).
         // Room for a sweep's worth and one slice more, kept between sweeps: grown by doubling, the
-        // list outgrew a sweep's worth by a slice and held its old and new buffers at once, 19 MB.
+        // list outgrew a sweep's worth by a slice and held its old and new buffers at once.
         var leftPointers: [LeftPointer] = []
         leftPointers.reserveCapacity(Self.stalePointersPerSweep + EvictionSliceSize.initial)
         defer { deleteStalePointers(&leftPointers) }
@@ -525,10 +525,9 @@ final class StoreCore: Sendable {
     /// back within its limits (see `evict`).
     static let evictionSliceEntries = EvictionSliceSize.initial
 
-    /// The most pointers a mass eviction leaves before deleting them (24 bytes each in memory, 6 MB
-    /// in all). Each sweep rewrites about every leaf of `records`: evicting 500,000 of 1,000,000
-    /// small entries, two sweeps instead of four took 0.43-0.45 s instead of 0.56-0.61, for 2.5 MB
-    /// more peak memory.
+    /// The most pointers a mass eviction leaves before deleting them (24 bytes each in memory). Each
+    /// sweep rewrites about every leaf of `records`, so fewer, larger sweeps cost less time for a
+    /// little more peak memory.
     static let stalePointersPerSweep = 1 << 18
 
     /// Deletes the pointers an eviction left in `records` (see ``LeftPointer``) in digest

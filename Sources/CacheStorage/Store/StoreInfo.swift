@@ -26,7 +26,7 @@ struct StoreInfo: Equatable {
     /// still naming that number for stale, would delete a live entry's. A new store has it; a
     /// store from before gets it from its first eviction that leaves pointers to sweep.
     static let numberFloorFormat: UInt32 = 5
-    /// The layout with the pointer tail (see ``PointerTail``): a version before it would find no
+    /// The layout with the pointer tail (see ``PointerTailIndex``): a version before it would find no
     /// entry whose pointer is still there. Written by the first commit that appends to it.
     static let pointerTailFormat: UInt32 = 6
 

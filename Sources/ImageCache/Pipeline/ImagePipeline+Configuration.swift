@@ -40,16 +40,16 @@ extension ImagePipeline {
         /// The cache key for a URL when the request gives none; nil (the default) keys by the whole
         /// URL. Use it to drop a signed URL's token, for example.
         public var cacheKey: (@Sendable (URL) -> String)?
-        /// Halves the memory tier when the system is short of memory: Linux's pressure-stall
-        /// information (`/proc/pressure/memory`, where the kernel has it) or Apple's memory-pressure
-        /// source. On by default; `nil` turns it off.
-        var trimsOnMemoryPressure: MemoryPressureMonitor? = .shared
+        /// The monitor whose signals halve the memory tier when the system is short of memory:
+        /// Linux's pressure-stall information (`/proc/pressure/memory`, where the kernel has it) or
+        /// Apple's memory-pressure source. The process's by default; `nil` when trimming is off.
+        var memoryPressureMonitor: MemoryPressureMonitor? = .shared
         /// Whether the memory tier is halved when the system signals memory pressure (Linux's
         /// pressure-stall information, where the kernel has it; Apple's memory-pressure events).
         /// True by default.
         public var trimsMemoryOnPressure: Bool {
-            get { trimsOnMemoryPressure != nil }
-            set { trimsOnMemoryPressure = newValue ? .shared : nil }
+            get { memoryPressureMonitor != nil }
+            set { memoryPressureMonitor = newValue ? .shared : nil }
         }
         /// Where the pipeline and its HTTP cache say what went wrong (each cause once).
         public var logger = Logger(label: "ImageCache.ImagePipeline")

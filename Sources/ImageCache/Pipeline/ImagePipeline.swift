@@ -58,7 +58,7 @@ public final class ImagePipeline: Sendable {
         memoryTier = ImageMemoryTier(images: memory)
         self.http = HTTPCache(configuration: http, memoryTier: memoryTier)
         let images = memory
-        pressureRegistration = configuration.trimsOnMemoryPressure?.register { images.trim(toCost: images.totalCost / 2) }
+        pressureRegistration = configuration.memoryPressureMonitor?.register { images.trim(toCost: images.totalCost / 2) }
     }
 
     /// Loads the image for `request`; `progress` hears about body bytes as they arrive.

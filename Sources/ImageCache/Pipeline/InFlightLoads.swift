@@ -28,7 +28,7 @@ final class InFlightLoads: Sendable {
         }
         if isNew {
             // Started on this thread, up to its first wait (the request sent): a task started the
-            // usual way waits for a pool thread to be woken, about 15 µs of a loopback fetch.
+            // usual way first waits for a pool thread to be woken, a visible part of a fast fetch.
             shared.start(
                 Task.immediate(priority: priority) {
                     let result = await Result(catching: { try await operation(shared) })

@@ -7,10 +7,10 @@ enum ProcessMemory {
     /// again, unlike anonymous memory), read together.
     ///
     /// The bench samples this after every batch it puts, on the thread that makes the next batch:
-    /// read into a buffer and scanned as bytes, a sample takes about 30 µs (nearly all of it the
-    /// kernel writing the file out), where reading it into a `String` and splitting that took
-    /// about 150 (half that thread's time while inserting small entries, taken from the cores the
-    /// store's threads run on).
+    /// read into a buffer and scanned as bytes, a sample costs little more than the kernel writing
+    /// the file out, where reading it into a `String` and splitting that took five times as long,
+    /// half that thread's time while inserting small entries, taken from the cores the store's
+    /// threads run on.
     static func residentBytes() -> (anonymous: Int, file: Int) {
         let descriptor = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return (0, 0) }
@@ -29,8 +29,9 @@ enum ProcessMemory {
 
     /// Page faults this process has waited on the disk for (major faults) since it started.
     ///
-    /// A phase that measures the store rather than the disk should add none; this machine's kernel
-    /// also pages out file pages nobody touched for about a minute (see Benchmarks/RESULTS.md), so the bench reports how many of a phase's reads went to the disk after all.
+    /// A phase that measures the store rather than the disk should add none; some kernels also page
+    /// out file pages nobody touched for a while (see Benchmarks/RESULTS.md), so the bench reports
+    /// how many of a phase's reads went to the disk after all.
     static func majorFaults() -> Int {
         var usage = rusage()
         #if os(Linux)

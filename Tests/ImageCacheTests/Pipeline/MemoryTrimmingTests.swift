@@ -83,10 +83,10 @@ struct MemoryTrimmingTests {
     @Test("by default a pipeline trims on the process's monitor; trimsMemoryOnPressure = false takes it off")
     func defaultMonitor() {
         var configuration = ImagePipeline.Configuration()
-        #expect(configuration.trimsOnMemoryPressure === MemoryPressureMonitor.shared)
+        #expect(configuration.memoryPressureMonitor === MemoryPressureMonitor.shared)
         #expect(configuration.trimsMemoryOnPressure)
         configuration.trimsMemoryOnPressure = false
-        #expect(configuration.trimsOnMemoryPressure == nil)
+        #expect(configuration.memoryPressureMonitor == nil)
     }
 
     /// Whether this kernel has pressure-stall information (said once as a notice when it has not).

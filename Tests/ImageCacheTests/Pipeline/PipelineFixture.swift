@@ -22,7 +22,7 @@ final class PipelineFixture: Sendable {
         var configuration = ImagePipeline.Configuration(diskCache: store)
         configuration.retry = retry
         if let decoder { configuration.decoder = decoder }
-        if let pressureMonitor { configuration.trimsOnMemoryPressure = pressureMonitor }
+        if let pressureMonitor { configuration.memoryPressureMonitor = pressureMonitor }
         pipeline = ImagePipeline(configuration: configuration)
     }
 

@@ -45,14 +45,14 @@ struct RetryBackoffTests {
 
     @Test("maxDelay caps the backoff: a base delay of a minute waits no more than the cap")
     func capThroughPipeline() async throws {
-        let started = ContinuousClock.now
         let times = try await Self.arrivals(
             failures: 2, policy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(60), maxDelay: .milliseconds(100)))
         try #require(times.count == 3)
-        #expect(times[1] - times[0] >= .milliseconds(50))
-        #expect(times[2] - times[1] >= .milliseconds(50))
-        // Uncapped, the first wait alone would be at least 30 s.
-        #expect(ContinuousClock.now - started < .seconds(20))
+        let waits = [times[1] - times[0], times[2] - times[1]]
+        #expect(waits.allSatisfy { $0 >= .milliseconds(50) }, "\(waits)")
+        // Uncapped, each wait would be at least 30 s: the gaps between the origin's requests tell
+        // the cap apart from the machine's load, which only setting up the test is exposed to.
+        #expect(waits.allSatisfy { $0 < .seconds(30) }, "\(waits)")
     }
 
     @Test("each wait is drawn over the upper half of its ceiling (jitter), the ceiling doubling up to maxDelay")

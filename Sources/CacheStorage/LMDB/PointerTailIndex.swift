@@ -27,7 +27,7 @@ import CLMDB
 /// merge).
 ///
 /// State is guarded by `lock` (`@unchecked Sendable` for that reason).
-final class PointerTail: @unchecked Sendable {
+final class PointerTailIndex: @unchecked Sendable {
     private let lock = ReadWriteLock()
     /// The newest number under each digest's first 8 bytes. Keyed by those alone, half the
     /// memory: two digests that share them (rare) keep one number here and one in `older`, and
@@ -58,8 +58,7 @@ final class PointerTail: @unchecked Sendable {
                 firstKey = first
                 if newest.values.contains(where: { $0 < first }) || !older.isEmpty {
                     // In place: the table keeps its capacity for the next round's pairs, where a
-                    // new one each round left the freed ones to the allocator (5 MB more peak
-                    // memory at 1,000,000 small entries).
+                    // new one each round left the freed ones to the allocator, raising peak memory.
                     let kept = newest.filter { $0.value >= first }
                     newest.removeAll(keepingCapacity: true)
                     newest.merge(kept) { new, _ in new }
