@@ -152,6 +152,12 @@ struct SVGRenderCost {
         }
     }
 
+    /// What drawing one marker instance costs, in elements: a renderer sets up a viewport, a clip
+    /// and a transform for each vertex it draws a marker at, many times the work of drawing the
+    /// marker's content once, so a polyline of many vertices with a small marker costs far more
+    /// than its element count says.
+    static let markerInstanceWeight = 16
+
     /// The elements `node` draws, and how many times each: its children once, what it references,
     /// and, for a shape, its markers at each vertex.
     private func edges(of node: Int) -> [(node: Int, times: Int)] {
@@ -160,11 +166,13 @@ struct SVGRenderCost {
             if let target = indexByID[id] { edges.append((target, times)) }
         }
         if let vertices = vertexCounts[node] {
+            let (instances, overflow) = vertices.multipliedReportingOverflow(by: Self.markerInstanceWeight)
+            let drawn = overflow ? Int.max / 4 : instances
             for case let id? in markers[node] {
-                if let target = indexByID[id] { edges.append((target, vertices)) }
+                if let target = indexByID[id] { edges.append((target, drawn)) }
             }
             for id in styleSheetMarkers {
-                if let target = indexByID[id] { edges.append((target, vertices * 3)) }
+                if let target = indexByID[id] { edges.append((target, drawn * 3)) }
             }
         }
         return edges

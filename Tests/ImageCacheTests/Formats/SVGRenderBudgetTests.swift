@@ -113,6 +113,15 @@ struct SVGRenderBudgetTests {
         expectRefusedForDecoding(Self.markedPath(vertices: 10_000, markerElements: 100, how: how), "markers drawn at every vertex")
     }
 
+    @Test("each marker drawn costs a renderer more than an element: many vertices with a small marker are refused", arguments: ["attribute", "inherited", "style sheet"])
+    func markerInstances(how: String) throws {
+        // 20,000 vertices × a 2-element marker: 60,000 elements by count alone, far under the
+        // element limit, but 20,000 viewports set up and drawn into.
+        expectRefusedForDecoding(Self.markedPath(vertices: 20_000, markerElements: 2, how: how), "markers drawn at every vertex")
+        // A chart's worth of markers is drawn.
+        #expect(try validator.validateForDecoding(Self.markedPath(vertices: 500, markerElements: 2, how: how)).pixelWidth == 100)
+    }
+
     @Test("a shape's vertices are counted from its numbers")
     func vertexCount() {
         #expect(SVGVertexCount.numberCount("M0 0 L10.5-3e2 .5.5 1e-5") == 7)
