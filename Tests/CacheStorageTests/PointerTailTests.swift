@@ -285,8 +285,10 @@ struct PointerTailTests {
         }
         print("killed inside rounds (\(TestScale.current)): \(kills) kills, \(acknowledged.count) keys checked after every kill, \(pointerCounts.count) counts of pointers")
         #expect(acknowledged.count > 100, "the writers acknowledged too little for the test to prove anything")
-        // Slices wrote pointers between kills: at least five different counts.
-        #expect(pointerCounts.count > 5, "\(pointerCounts.count) distinct counts of pointers in records")
+        // Slices wrote pointers between kills: more than five different counts in 40 kills. Once
+        // every key is stored, the count differs only by the pairs a kill left in the tail, so how
+        // many counts show up follows the number of kills.
+        #expect(pointerCounts.count > kills / 8, "\(pointerCounts.count) distinct counts of pointers in records")
     }
 
     @Test("a process merging the tail while a writer and a reader in other processes use it: every acknowledged put reads back, no errors")

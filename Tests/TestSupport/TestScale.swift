@@ -1,7 +1,7 @@
 import Foundation
 
-/// How much the long suites do: the kill cycles, the simulated power losses, the corpus sweeps and
-/// the stores of many entries.
+/// How much the long suites do: the kill cycles, the simulated power losses, the store of many
+/// entries, the reuse property's cases, the conformance replay's reruns and the corpus decoding sweep.
 ///
 /// `tools/test` runs the short form of each, so a developer's run covers every behaviour in a few
 /// minutes; `tools/test --all` (which CI runs) sets `CACHE_TESTS_FULL=1` and runs them in full.
@@ -45,9 +45,10 @@ public struct TestScale: Sendable, CustomStringConvertible {
         reuseCases: 20_000, replayReruns: [4, 4, 1, 1, 1], corpusStride: 1)
 
     /// Counts large enough that every rule is exercised (kills land during start-up, inside a
-    /// rebuild, in each role; every power-loss outcome shows up), small enough for every run. Two
-    /// floors are not the tests' choice: more killed readers than LMDB's 510 reader slots, and more
-    /// entries than the 65,536 pairs that start a round of the pointer tail's merge.
+    /// rebuild, in each role; power losses catch periodic durability both flushed and not), small
+    /// enough for every run. Two floors are not the tests' choice: more killed readers than LMDB's
+    /// 510 reader slots, and more entries than the 65,536 pairs that start a round of the pointer
+    /// tail's merge.
     public static let short = TestScale(
         name: "short", writerKills: 16, indexRecoveryKills: 6, mixedKills: 30, killedReaders: 528,
         tailMergeKills: 16, powerLossStates: 100, periodicPowerLossStates: 200, manyEntries: 80_000,
@@ -66,8 +67,6 @@ public struct TestScale: Sendable, CustomStringConvertible {
         }
         return scale
     }()
-
-    public var isFull: Bool { name == "full" }
 
     /// Every `corpusStride`-th element of each group `kind` names (all of them in full), in their
     /// order: the sample keeps the first of every group, so every format (or folder) stays in it.
