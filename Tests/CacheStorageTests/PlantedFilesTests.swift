@@ -46,35 +46,15 @@ struct PlantedFilesTests {
         let staged = parent.url.appendingPathComponent("staged").path
 
         let opens = 500
-        let outcome = await OffPoolRun.result(within: 600) { () -> (opens: Int, victimMode: mode_t?) in
-            let stop = Atomic<Bool>(false)
-            let swapperDone = DispatchSemaphore(value: 0)
-            // Puts a 0600 regular file of this user at the name (a mode opening wants to change),
-            // then a link to the victim in its place, over and over.
-            Thread.detachNewThread {
-                while !stop.load(ordering: .relaxed) {
-                    let file = open(staged, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-                    if file >= 0 {
-                        fchmod(file, 0o600)
-                        close(file)
-                        rename(staged, name)
-                    }
-                    unlink(staged)
-                    if symlink(victim, staged) == 0 { rename(staged, name) }
-                }
-                swapperDone.signal()
-            }
-            var done = 0
-            while done < opens && Self.mode(victim) == 0o600 {
+        let outcome = await OffPoolRun.result(within: 600) { () -> (attempts: Int, victimMode: mode_t?) in
+            // A 0600 regular file of this user at the name (a mode a group store's opening
+            // wants to change), then a link to the victim in its place.
+            LinkSwapRace.run(name: name, staged: staged, victim: victim, fileMode: 0o600, attempts: opens) {
                 (try? PersistentStore(directory: folder, configuration: sharing))?.close()
-                done += 1
             }
-            stop.store(true, ordering: .relaxed)
-            swapperDone.wait()
-            return (done, Self.mode(victim))
         }
         let result = try #require(outcome, "the opens did not finish")
-        #expect(result.victimMode == 0o600, "the victim's mode changed after \(result.opens) opens")
+        #expect(result.victimMode == 0o600, "the victim's mode changed after \(result.attempts) opens")
     }
 
     /// Every name the store opens, with whether a FIFO there makes a writable open fail (`true`)

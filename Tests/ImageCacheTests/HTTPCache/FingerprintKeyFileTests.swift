@@ -76,36 +76,17 @@ struct FingerprintKeyFileTests {
         let name = store.directory.appendingPathComponent("vary-fingerprint.key").path
         let staged = folder.url.appendingPathComponent("staged").path
         let starts = 20_000
-        let outcome = await OffPoolRun.result(within: 600) { () -> (starts: Int, victimMode: Int) in
-            let stop = Atomic<Bool>(false)
-            let swapperDone = DispatchSemaphore(value: 0)
+        let outcome = await OffPoolRun.result(within: 600) { () -> (attempts: Int, victimMode: mode_t?) in
             // A key-sized group-readable file (whose mode a private store's cache takes away),
-            // then a link to the victim in its place, over and over.
-            Thread.detachNewThread {
-                let key = [UInt8](repeating: 1, count: 32)
-                while !stop.load(ordering: .relaxed) {
-                    let file = open(staged, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-                    if file >= 0 {
-                        _ = key.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
-                        fchmod(file, 0o640)
-                        close(file)
-                        rename(staged, name)
-                    }
-                    unlink(staged)
-                    if symlink(victim, staged) == 0 { rename(staged, name) }
-                }
-                swapperDone.signal()
-            }
-            var done = 0
-            while done < starts && Self.mode(URL(fileURLWithPath: victim)) == 0o644 {
+            // then a link to the victim in its place.
+            LinkSwapRace.run(
+                name: name, staged: staged, victim: victim, fileMode: 0o640, contents: [UInt8](repeating: 1, count: 32),
+                attempts: starts
+            ) {
                 _ = HTTPCache(configuration: HTTPCache.Configuration(store: store))
-                done += 1
             }
-            stop.store(true, ordering: .relaxed)
-            swapperDone.wait()
-            return (done, Self.mode(URL(fileURLWithPath: victim)))
         }
         let result = try #require(outcome, "the starts did not finish")
-        #expect(result.victimMode == 0o644, "the victim's mode changed after \(result.starts) starts")
+        #expect(result.victimMode == 0o644, "the victim's mode changed after \(result.attempts) starts")
     }
 }
