@@ -1,6 +1,6 @@
-import Crypto
 import Foundation
 import ImageCache
+import ImageFormats
 import ImageCacheMetrics
 import Logging
 
@@ -41,6 +41,10 @@ public final class ImageProxy: Sendable {
     public let pipeline: ImagePipeline
     /// The options it runs with.
     public let options: Options
+    /// Paths already parsed and checked (a signature is checked once per path).
+    private let checkedPaths = Memo<Result<ProxyRequestPath, ProxyRequestError>>()
+    /// Answers prepared per path and `Accept`, reused while the pipeline returns the same response.
+    private let prepared = Memo<PreparedAnswer>()
 
     /// A proxy over `pipeline`.
     public init(pipeline: ImagePipeline, options: Options) {
@@ -51,17 +55,15 @@ public final class ImageProxy: Sendable {
     /// The answer to `GET path`.
     public func answer(path: Substring, accept: String?, ifNoneMatch: String?) async -> ProxyAnswer {
         let parsed: ProxyRequestPath
-        do {
-            parsed = try ProxyRequestPath(parsing: path)
-            try checkSignature(parsed)
-        } catch {
-            return .error(error.status, error.description)
+        switch check(path) {
+        case let .success(checked): parsed = checked
+        case let .failure(error): return .error(error.status, error.description)
         }
         let request = ImageRequest(url: parsed.source, processing: parsed.processing.processing)
         let started = ContinuousClock.now
         if let hit = pipeline.cachedImage(for: request) {
             options.metrics?.record(hit, duration: ContinuousClock.now - started)
-            return await answer(hit, for: request, spec: parsed.processing, accept: accept, ifNoneMatch: ifNoneMatch)
+            return await answer(hit, for: request, path: parsed, accept: accept, ifNoneMatch: ifNoneMatch)
         }
         do {
             try await options.sources.check(parsed.source)
@@ -84,7 +86,20 @@ public final class ImageProxy: Sendable {
         } catch {
             return .error(503, "The load was cancelled.")
         }
-        return await answer(response, for: request, spec: parsed.processing, accept: accept, ifNoneMatch: ifNoneMatch)
+        return await answer(response, for: request, path: parsed, accept: accept, ifNoneMatch: ifNoneMatch)
+    }
+
+    /// `path` parsed with its signature checked, from the memo when it was seen before.
+    private func check(_ path: Substring) -> Result<ProxyRequestPath, ProxyRequestError> {
+        let key = String(path)
+        if let known = checkedPaths[key] { return known }
+        let result = Result { () throws(ProxyRequestError) -> ProxyRequestPath in
+            let parsed = try ProxyRequestPath(parsing: path)
+            try checkSignature(parsed)
+            return parsed
+        }
+        checkedPaths.remember(result, for: key)
+        return result
     }
 
     private func checkSignature(_ path: ProxyRequestPath) throws(ProxyRequestError) {
@@ -119,30 +134,43 @@ public final class ImageProxy: Sendable {
 
     /// The bytes to send for `response`, with their headers, or a 304.
     private func answer(
-        _ response: ImageResponse, for request: ImageRequest, spec: ProcessingSpec, accept: String?, ifNoneMatch: String?
+        _ response: ImageResponse, for request: ImageRequest, path: ProxyRequestPath, accept: String?, ifNoneMatch: String?
     ) async -> ProxyAnswer {
-        let body: Data
-        let contentType: String
-        var varies = false
-        if spec.processing == nil {
-            body = response.data
-            contentType = response.info.format.mimeType
+        let key = path.signedPart + "\u{0}" + (accept ?? "")
+        let ready: PreparedAnswer
+        if let known = prepared[key], known.response == response {
+            ready = known
         } else {
-            guard let (bytes, format, negotiated) = await encoded(response, for: request, spec: spec, accept: accept) else {
+            guard let made = await prepare(response, for: request, spec: path.processing, accept: accept) else {
                 return .error(502, "The processed image could not be encoded.")
             }
-            body = bytes
-            contentType = "image/\(format.rawValue)"
-            varies = negotiated
+            ready = made
+            prepared.remember(made, for: key)
         }
-        let etag = Self.strongETag(of: body)
-        var headers: [(name: String, value: String)] = [("Cache-Control", Self.cacheControl(for: response)), ("ETag", etag)]
-        if varies { headers.append(("Vary", "Accept")) }
-        if let ifNoneMatch, Self.matches(ifNoneMatch, etag: etag) {
+        var headers: [(name: String, value: String)] = [("Cache-Control", ready.cacheControl()), ("ETag", ready.etag)]
+        if ready.varies { headers.append(("Vary", "Accept")) }
+        // Bytes from the source are shown as the image they are, never sniffed into a page; an
+        // SVG passed through as it is runs no script and loads nothing.
+        headers.append(("X-Content-Type-Options", "nosniff"))
+        if ready.contentType == ImageFormat.svg.mimeType {
+            headers.append(("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox"))
+        }
+        if let ifNoneMatch, Self.matches(ifNoneMatch, etag: ready.etag) {
             return ProxyAnswer(status: 304, headers: headers)
         }
-        headers.insert(("Content-Type", contentType), at: 0)
-        return ProxyAnswer(status: 200, headers: headers, body: body)
+        headers.insert(("Content-Type", ready.contentType), at: 0)
+        return ProxyAnswer(status: 200, headers: headers, body: ready.body)
+    }
+
+    /// The answer's parts for `response`: the source's bytes for `original`, else the processed image.
+    private func prepare(
+        _ response: ImageResponse, for request: ImageRequest, spec: ProcessingSpec, accept: String?
+    ) async -> PreparedAnswer? {
+        guard spec.processing != nil else {
+            return PreparedAnswer(response: response, body: response.data, contentType: response.info.format.mimeType, varies: false)
+        }
+        guard let (bytes, format, negotiated) = await encoded(response, for: request, spec: spec, accept: accept) else { return nil }
+        return PreparedAnswer(response: response, body: bytes, contentType: "image/\(format.rawValue)", varies: negotiated)
     }
 
     /// The processed image's bytes in the format to send, and whether `Accept` chose it. The
@@ -160,15 +188,15 @@ public final class ImageProxy: Sendable {
         {
             stored = kept
         }
-        let storedFormat = OutputFormat.encoded(stored.info.format)
         let isThumbnailBytes =
-            storedFormat != nil
-            && stored.decoded.map { $0.pixelWidth == stored.info.pixelWidth && $0.pixelHeight == stored.info.pixelHeight } ?? false
-        let fallback = stored.decoded.map(EncodedFormat.choice(for:)) ?? .jpeg
-        let format = OutputFormat.negotiate(
-            explicit: spec.format, stored: isThumbnailBytes ? storedFormat ?? fallback : fallback, accept: accept)
+            stored.decoded.map { $0.pixelWidth == stored.info.pixelWidth && $0.pixelHeight == stored.info.pixelHeight } ?? false
+        // The format the thumbnail is kept in; for pixels without stored bytes, the pipeline's own
+        // choice (which looks at every pixel's alpha: only when there is no stored format).
+        let storedFormat = isThumbnailBytes ? OutputFormat.encoded(stored.info.format) : nil
+        let base = storedFormat ?? stored.decoded.map(EncodedFormat.choice(for:)) ?? .jpeg
+        let format = OutputFormat.negotiate(explicit: spec.format, stored: base, accept: accept)
         let negotiated = spec.format == nil
-        if isThumbnailBytes, storedFormat == format { return (stored.data, format, negotiated) }
+        if let storedFormat, storedFormat == format { return (stored.data, format, negotiated) }
         guard let decoded = stored.decoded else { return nil }
         let encoder = pipeline.configuration.encoder
         guard let bytes = try? await encoder.encodeOffPool(decoded, as: format, quality: Self.quality) else { return nil }
@@ -177,27 +205,6 @@ public final class ImageProxy: Sendable {
 
     /// The quality of images this proxy encodes itself, the pipeline's thumbnails' own.
     static let quality = 85
-
-    /// `Cache-Control` for an answer made from `response`: `no-store` and `no-cache` passed on, the
-    /// source's remaining freshness as `max-age` (the rule book's judgement), `private` kept.
-    static func cacheControl(for response: ImageResponse) -> String {
-        guard let head = response.http else { return "public, max-age=0" }
-        if CachePolicyEvaluator.hasDirective("no-store", in: head) { return "no-store" }
-        let scope = CachePolicyEvaluator.hasDirective("private", in: head) ? "private" : "public"
-        if CachePolicyEvaluator.hasDirective("no-cache", in: head) { return "\(scope), no-cache" }
-        let remaining = CachePolicyEvaluator().remainingFreshness(of: head).components.seconds
-        return "\(scope), max-age=\(remaining)"
-    }
-
-    /// A strong validator of exactly these bytes: the first 128 bits of their SHA-256.
-    static func strongETag(of body: Data) -> String {
-        let digest = SHA256.hash(data: body)
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = [UInt8(ascii: "\"")]
-        for byte in digest.prefix(16) { text += [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]] }
-        text.append(UInt8(ascii: "\""))
-        return String(decoding: text, as: UTF8.self)
-    }
 
     /// Whether an `If-None-Match` value names `etag` (or is `*`); weak comparison, as §13.1.2 asks.
     static func matches(_ ifNoneMatch: String, etag: String) -> Bool {

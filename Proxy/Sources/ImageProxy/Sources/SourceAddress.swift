@@ -11,13 +11,16 @@ struct SourceAddress: Sendable, Hashable, CustomStringConvertible {
     let bytes: [UInt8]
 
     /// Loopback, private (RFC 1918, unique local), link-local, carrier-grade NAT, unspecified,
-    /// multicast or reserved; IPv4-mapped and IPv4-compatible IPv6 addresses are judged as IPv4.
+    /// multicast or reserved; IPv4-mapped, IPv4-compatible and NAT64 (64:ff9b::/96) IPv6
+    /// addresses are judged by the IPv4 address they carry.
     var isInternal: Bool {
         if bytes.count == 16 {
-            let mappedPrefix = Array(repeating: UInt8(0), count: 10) + [0xFF, 0xFF]
-            if Array(bytes[0..<12]) == mappedPrefix || (bytes[0..<12].allSatisfy { $0 == 0 } && bytes != Self.ipv6Loopback && !bytes.allSatisfy { $0 == 0 }) {
-                return SourceAddress(bytes: Array(bytes[12..<16])).isInternal
-            }
+            let prefix = bytes[0..<12]
+            let embedded = Array(bytes[12..<16])
+            let isMapped = prefix.prefix(10).allSatisfy { $0 == 0 } && prefix.suffix(2).allSatisfy { $0 == 0xFF }
+            let isCompatible = prefix.allSatisfy { $0 == 0 } && embedded.contains { $0 != 0 } && bytes != Self.ipv6Loopback
+            let isNAT64 = Array(prefix) == [0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]
+            if isMapped || isCompatible || isNAT64 { return SourceAddress(bytes: embedded).isInternal }
             if bytes == Self.ipv6Loopback || bytes.allSatisfy({ $0 == 0 }) { return true }
             if bytes[0] & 0xFE == 0xFC { return true }  // fc00::/7 unique local
             if bytes[0] == 0xFE, bytes[1] & 0xC0 == 0x80 { return true }  // fe80::/10 link-local
