@@ -111,6 +111,8 @@ let package = Package(
             name: "ProxyTests",
             dependencies: [
                 "ImageProxy", "AsyncHTTPClientTransport",
+                // Built beside the test binary for the test that runs it on a live proxy's cache.
+                .product(name: "cachectl", package: "swift-image-cache"),
                 .product(name: "ImageCache", package: "swift-image-cache"),
                 .product(name: "CacheStorage", package: "swift-image-cache"),
                 .product(name: "HTTPCaching", package: "swift-image-cache"),
