@@ -41,10 +41,12 @@ public final class ImageProxy: Sendable {
     public let pipeline: ImagePipeline
     /// The options it runs with.
     public let options: Options
-    /// Paths already parsed and checked (a signature is checked once per path).
-    private let checkedPaths = Memo<Result<ProxyRequestPath, ProxyRequestError>>()
-    /// Answers prepared per path and `Accept`, reused while the pipeline returns the same response.
-    private let prepared = Memo<PreparedAnswer>()
+    /// Paths already parsed and checked (a signature is checked once per path), up to 8 MiB of paths.
+    private let checkedPaths = Memo<Result<ProxyRequestPath, ProxyRequestError>>(costLimit: 8 << 20)
+    /// Answers prepared per path and `Accept` from responses the memory tier hands out, reused while
+    /// it hands out the same one. A remembered response keeps its bytes and pixels alive after the
+    /// memory tier lets them go, so what it holds is bounded too: 32 MiB.
+    private let prepared = Memo<PreparedAnswer>(costLimit: 32 << 20)
 
     /// A proxy over `pipeline`.
     public init(pipeline: ImagePipeline, options: Options) {
@@ -98,7 +100,7 @@ public final class ImageProxy: Sendable {
             try checkSignature(parsed)
             return parsed
         }
-        checkedPaths.remember(result, for: key)
+        checkedPaths.remember(result, for: key, cost: 2 * key.utf8.count + 256)
         return result
     }
 
@@ -145,7 +147,11 @@ public final class ImageProxy: Sendable {
                 return .error(502, "The processed image could not be encoded.")
             }
             ready = made
-            prepared.remember(made, for: key)
+            // Only a memory hit's response is worth keeping: the next request gets the same one.
+            // A loaded response (the original's bytes with the thumbnail's pixels) is never seen again.
+            if response.source == .memory {
+                prepared.remember(made, for: key, cost: made.body.count + response.data.count + (response.decoded?.cost ?? 0))
+            }
         }
         var headers: [(name: String, value: String)] = [("Cache-Control", ready.cacheControl()), ("ETag", ready.etag)]
         if ready.varies { headers.append(("Vary", "Accept")) }
