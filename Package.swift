@@ -29,6 +29,8 @@ let package = Package(
         .library(name: "ImageDecoding", targets: ["ImageDecoding"]),
         // A scriptable HTTP/1.1 origin on 127.0.0.1, for tests and benchmarks of code that fetches.
         .library(name: "LoopbackOrigin", targets: ["LoopbackOrigin"]),
+        // The http-tests/cache-tests replay, for packages that score a transport of their own (Proxy/).
+        .library(name: "CacheConformance", targets: ["CacheConformance"]),
         .executable(name: "cachectl", targets: ["cachectl"]),
         .executable(name: "imagecache-demo", targets: ["imagecache-demo"]),
         .executable(name: "http-cache-conformance", targets: ["http-cache-conformance"]),

@@ -14,14 +14,16 @@ struct BodyReader {
     let maxBodyBytes: Int
 
     func read(
-        _ response: TransportResponse, acceptor: any ResponseBodyAcceptor, progress: HTTPCache.ProgressHandler?
+        _ response: TransportResponse, acceptor: any ResponseBodyAcceptor, progress: HTTPCache.ProgressHandler?,
+        watch: ExchangeWatch? = nil
     ) async throws -> (body: Data, description: BodyDescription) {
         let head = response.head
         try Self.refusing { try acceptor.accept(head) }
         if let expected = response.expectedLength, expected > maxBodyBytes {
             throw HTTPCacheError.bodyTooLarge(limit: maxBodyBytes)
         }
-        var reading = Reading(response: response, acceptor: acceptor, progress: progress, maxBodyBytes: maxBodyBytes)
+        var reading = Reading(
+            response: response, acceptor: acceptor, progress: progress, watch: watch, maxBodyBytes: maxBodyBytes)
         do {
             if let whole = response.completeBody {
                 // Already here (a small body comes so): the same rules, without awaiting the stream.
@@ -44,6 +46,7 @@ struct BodyReader {
         let response: TransportResponse
         let acceptor: any ResponseBodyAcceptor
         let progress: HTTPCache.ProgressHandler?
+        let watch: ExchangeWatch?
         let maxBodyBytes: Int
         var body = Data()
         /// Whether the acceptor has seen enough of the body's start.
@@ -59,6 +62,7 @@ struct BodyReader {
                 body.append(chunk)
             }
             if body.count > maxBodyBytes { throw HTTPCacheError.bodyTooLarge(limit: maxBodyBytes) }
+            watch?.received(totalBytes: body.count)
             progress?(body.count, response.expectedLength)
             // A complete body is judged whole by `finish`; a look at it as a prefix first would
             // only repeat the work.

@@ -33,6 +33,16 @@ extension HTTPCache {
         public var maxConcurrentFetches: Int?
         /// How long an exchange may go without progress. 30 s by default.
         public var requestTimeout: Duration = .seconds(30)
+        /// The longest one fetch may take, from its first attempt's start to its body's end,
+        /// retries and their delays included (waiting for a fetch slot is not). 60 s by default;
+        /// nil sets no bound. Past it the exchange is ended and the fetch fails with
+        /// ``HTTPCacheError/network(_:)`` over ``FetchBoundExceeded/deadline(_:)``, freeing its slot:
+        /// ``requestTimeout`` alone lets an origin that sends a byte now and then hold it for ever.
+        public var fetchDeadline: Duration? = .seconds(60)
+        /// The slowest a response body may arrive, over whole windows after its head.
+        /// ``MinimumTransferRate/default`` (1 KiB/s over 10 s windows) by default; nil sets no bound.
+        /// A slower body ends the exchange with ``FetchBoundExceeded/tooSlow(receivedBytes:window:minimum:)``.
+        public var minimumTransferRate: MinimumTransferRate? = .default
         /// Whether the cache answers like an HTTP intermediary when it can neither serve from storage
         /// nor reach the origin: with a `504 Gateway Timeout` it generates (source
         /// ``HTTPCacheResponse/Source/generated``), as RFC 9111 §5.2.1.7 and §5.2.2.2 describe, instead

@@ -15,8 +15,9 @@ extension HTTPCache {
         let requestTime = Date()
         let response: TransportResponse
         let slot: FetchSlots.Slot?
+        let watch: ExchangeWatch
         do {
-            (response, slot) = try await origin.send(
+            (response, slot, watch) = try await origin.send(
                 outgoing, url: transaction.request.url, body: transaction.request.body)
         } catch {
             return try answerFailure(error, fallback: fallback, transaction)
@@ -51,7 +52,7 @@ extension HTTPCache {
         let description: BodyDescription
         do {
             (body, description) = try await origin.read(
-                response, acceptor: transaction.acceptor, progress: transaction.progress)
+                response, watch: watch, acceptor: transaction.acceptor, progress: transaction.progress)
         } catch {
             return try answerFailure(error, fallback: fallback, transaction)
         }

@@ -50,6 +50,8 @@ public enum HTTPCacheError: Error, Sendable, CustomStringConvertible, LocalizedE
         case let error as HTTPCacheError: self = error
         case is CancellationError: self = .cancelled
         case let error as StorageError: self = .storage(error)
+        case let error as FetchBoundExceeded:
+            self = .network(NetworkFailure(message: error.description, isTransient: false, underlying: error))
         case let error as URLError where error.code == .cancelled: self = .cancelled
         case let error as URLError:
             self = .network(NetworkFailure(message: error.localizedDescription, isTransient: transport.isTransient(error), underlying: error))

@@ -15,6 +15,8 @@ package struct OriginFetcher: Sendable {
     let retry: RetryPolicy
     let requestTimeout: Duration
     let maxBodyBytes: Int
+    let fetchDeadline: Duration?
+    let minimumTransferRate: MinimumTransferRate?
     /// Slots for exchanges, when the configuration sets a limit.
     let slots: FetchSlots?
 
@@ -32,6 +34,8 @@ package struct OriginFetcher: Sendable {
         retry = configuration.retry
         requestTimeout = configuration.requestTimeout
         maxBodyBytes = configuration.maxBodyBytes
+        fetchDeadline = configuration.fetchDeadline
+        minimumTransferRate = configuration.minimumTransferRate
         slots = configuration.maxConcurrentFetches.map { FetchSlots(limit: $0) }
     }
 
@@ -43,10 +47,10 @@ package struct OriginFetcher: Sendable {
     ) async throws(HTTPCacheError) -> Fetched {
         let requestTime = Date()
         do {
-            let (response, slot) = try await send(request.head, url: request.url, body: request.body)
+            let (response, slot, watch) = try await send(request.head, url: request.url, body: request.body)
             defer { slot?.release() }
             let responseTime = Date()
-            let (body, description) = try await read(response, acceptor: acceptor, progress: progress)
+            let (body, description) = try await read(response, watch: watch, acceptor: acceptor, progress: progress)
             return Fetched(
                 head: response.head, body: body, description: description, requestTime: requestTime,
                 responseTime: responseTime)
@@ -55,11 +59,23 @@ package struct OriginFetcher: Sendable {
         }
     }
 
-    /// Reads `response`'s body through `acceptor`, under the size limit.
+    /// Reads `response`'s body through `acceptor`, under the size limit and the bounds `watch` holds
+    /// the exchange to (a body already in hand is read without them: nothing is left to wait for).
     func read(
-        _ response: TransportResponse, acceptor: any ResponseBodyAcceptor, progress: HTTPCache.ProgressHandler?
+        _ response: TransportResponse, watch: ExchangeWatch, acceptor: any ResponseBodyAcceptor,
+        progress: HTTPCache.ProgressHandler?
     ) async throws -> (body: Data, description: BodyDescription) {
-        try await BodyReader(maxBodyBytes: maxBodyBytes).read(response, acceptor: acceptor, progress: progress)
+        let reader = BodyReader(maxBodyBytes: maxBodyBytes)
+        guard response.completeBody == nil else { return try await reader.read(response, acceptor: acceptor, progress: progress) }
+        do {
+            return try await watch.run {
+                try await reader.read(response, acceptor: acceptor, progress: progress, watch: watch)
+            }
+        } catch let error as FetchBoundExceeded {
+            // The reader was cancelled mid-body; a transport whose stream outlives its reader stops here.
+            response.cancelTransfer?()
+            throw error
+        }
     }
 
     /// Methods whose requests may be repeated without a different effect (RFC 9110 §9.2.2): only
@@ -68,17 +84,21 @@ package struct OriginFetcher: Sendable {
 
     /// Sends `head` through the transport, retrying transient failures and statuses as ``retry``
     /// allows; returns once a response head has arrived, with the fetch slot the exchange holds
-    /// (nil without a limit), which the caller releases once done with the body.
-    func send(_ head: HTTPRequestHead, url: URL, body: Data?) async throws -> (TransportResponse, FetchSlots.Slot?) {
+    /// (nil without a limit), which the caller releases once done with the body, and the watch that
+    /// holds the exchange to its deadline and minimum rate, for reading the body under.
+    func send(_ head: HTTPRequestHead, url: URL, body: Data?) async throws -> (TransportResponse, FetchSlots.Slot?, ExchangeWatch) {
         let request = TransportRequest(url: url, head: head, body: body, timeout: requestTimeout, maxBodyBytes: maxBodyBytes)
+        let watch = ExchangeWatch(deadline: fetchDeadline, minimumRate: minimumTransferRate)
+        let transport = transport
         var attempt = 1
         while true {
             try Task.checkCancellation()
             let mayRetry = Self.idempotentMethods.contains(head.method) && attempt < retry.maxAttempts
             let slot = try await slots?.acquire()
             do {
-                let response = try await transport.send(request)
-                guard mayRetry, RetryPolicy.transientStatuses.contains(response.head.status) else { return (response, slot) }
+                let response = try await watch.run { try await transport.send(request) }
+                watch.headArrived()
+                guard mayRetry, RetryPolicy.transientStatuses.contains(response.head.status) else { return (response, slot, watch) }
                 // The abandoned body's stream ends when `response` goes, which cancels its transfer.
                 slot?.release()
                 let retryAfter = RetryPolicy.retryAfter(response.head.headers.firstValue(for: "Retry-After"), now: Date())

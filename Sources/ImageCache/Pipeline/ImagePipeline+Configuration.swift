@@ -37,6 +37,13 @@ extension ImagePipeline {
         public var retry = RetryPolicy()
         /// How long a fetch may go without progress. 30 s by default.
         public var requestTimeout: Duration = .seconds(30)
+        /// The longest one fetch may take, retries included, before it is ended and the load fails
+        /// with `ImageLoadError.network` over `FetchBoundExceeded.deadline`. 60 s by default; nil
+        /// sets no bound (see `HTTPCache.Configuration.fetchDeadline`).
+        public var fetchDeadline: Duration? = .seconds(60)
+        /// The slowest a body may arrive before its fetch is ended: 1 KiB/s over 10 s windows
+        /// (`MinimumTransferRate.default`) by default; nil sets no bound.
+        public var minimumTransferRate: MinimumTransferRate? = .default
         /// The cache key for a URL when the request gives none; nil (the default) keys by the whole
         /// URL. Use it to drop a signed URL's token, for example.
         public var cacheKey: (@Sendable (URL) -> String)?

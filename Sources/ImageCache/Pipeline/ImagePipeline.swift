@@ -52,6 +52,8 @@ public final class ImagePipeline: Sendable {
         http.maxBodyBytes = configuration.maxBodyBytes
         http.retry = configuration.retry
         http.requestTimeout = configuration.requestTimeout
+        http.fetchDeadline = configuration.fetchDeadline
+        http.minimumTransferRate = configuration.minimumTransferRate
         http.credentialedResponses = configuration.credentialedResponses
         if let cacheKey = configuration.cacheKey { http.cacheKey = cacheKey }
         http.logger = configuration.logger

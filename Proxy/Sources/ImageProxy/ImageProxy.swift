@@ -1,0 +1,222 @@
+import Foundation
+import ImageCache
+import ImageFormats
+import ImageCacheMetrics
+import Logging
+
+/// The proxy's decisions, free of the HTTP server: a request path and its conditional and
+/// `Accept` headers in, a ``ProxyAnswer`` out.
+///
+/// In order: the path is parsed (400), its signature checked (403), an answer from memory is
+/// taken at once if there is one; otherwise the source's host and addresses are checked (403),
+/// the request waits its turn at the ``AdmissionGate`` (503 with `Retry-After` past its queue),
+/// and the pipeline loads it under the `persistent` policy: RFC 9111 caching of the source with
+/// 304 revalidation, thumbnails kept on disk as variants of their original.
+///
+/// Answers carry `Cache-Control` with the source's remaining freshness (`no-store` and `private`
+/// passed on), a strong `ETag` of the bytes sent, and a 304 to a matching `If-None-Match`.
+public final class ImageProxy: Sendable {
+    /// What the proxy needs besides its pipeline.
+    public struct Options: Sendable {
+        /// Checks signatures; nil when only unsigned URLs are served.
+        public var signer: URLSigner?
+        /// Whether `/unsigned/…` URLs are served. False by default.
+        public var allowsUnsigned = false
+        /// Which sources may be fetched.
+        public var sources = SourcePolicy()
+        /// Loads and decodes at once, and how many may wait.
+        public var gate = AdmissionGate(capacity: 8, queueLimit: 64)
+        /// The `Retry-After` seconds of a 503. 1 by default.
+        public var retryAfterSeconds = 1
+        /// Load metrics; nil records none.
+        public var metrics: ImageCacheMetrics?
+        /// Where requests that failed are logged.
+        public var logger = Logger(label: "imagecache-proxy")
+
+        /// The defaults: nothing is served until a signer is set or unsigned URLs are allowed.
+        public init() {}
+    }
+
+    /// The pipeline images are loaded through.
+    public let pipeline: ImagePipeline
+    /// The options it runs with.
+    public let options: Options
+    /// Paths already parsed and checked (a signature is checked once per path), up to 8 MiB of paths.
+    private let checkedPaths = Memo<Result<ProxyRequestPath, ProxyRequestError>>(costLimit: 8 << 20)
+    /// Answers prepared per path and `Accept` from responses the memory tier hands out, reused while
+    /// it hands out the same one. A remembered response keeps its bytes and pixels alive after the
+    /// memory tier lets them go, so what it holds is bounded too: 32 MiB.
+    private let prepared = Memo<PreparedAnswer>(costLimit: 32 << 20)
+
+    /// A proxy over `pipeline`.
+    public init(pipeline: ImagePipeline, options: Options) {
+        self.pipeline = pipeline
+        self.options = options
+    }
+
+    /// The answer to `GET path`.
+    public func answer(path: Substring, accept: String?, ifNoneMatch: String?) async -> ProxyAnswer {
+        let parsed: ProxyRequestPath
+        switch check(path) {
+        case let .success(checked): parsed = checked
+        case let .failure(error): return .error(error.status, error.description)
+        }
+        let request = ImageRequest(url: parsed.source, processing: parsed.processing.processing)
+        let started = ContinuousClock.now
+        if let hit = pipeline.cachedImage(for: request) {
+            options.metrics?.record(hit, duration: ContinuousClock.now - started)
+            return await answer(hit, for: request, path: parsed, accept: accept, ifNoneMatch: ifNoneMatch)
+        }
+        do {
+            try await options.sources.check(parsed.source)
+        } catch {
+            options.logger.info("refused source", metadata: ["source": "\(parsed.source)", "reason": "\(error)"])
+            return .error(error.status, error.description)
+        }
+        let response: ImageResponse
+        do {
+            response = try await options.gate.run { [pipeline, options] in
+                try await Self.load(request, pipeline: pipeline, metrics: options.metrics)
+            }
+        } catch is AdmissionGate.Overloaded {
+            return .error(503, AdmissionGate.Overloaded().description, retryAfter: options.retryAfterSeconds)
+        } catch let error as ImageLoadError {
+            let answer = Self.answer(for: error)
+            options.logger.notice(
+                "load failed", metadata: ["source": "\(parsed.source)", "status": "\(answer.status)", "error": "\(error)"])
+            return answer
+        } catch {
+            return .error(503, "The load was cancelled.")
+        }
+        return await answer(response, for: request, path: parsed, accept: accept, ifNoneMatch: ifNoneMatch)
+    }
+
+    /// `path` parsed with its signature checked, from the memo when it was seen before.
+    private func check(_ path: Substring) -> Result<ProxyRequestPath, ProxyRequestError> {
+        let key = String(path)
+        if let known = checkedPaths[key] { return known }
+        let result = Result { () throws(ProxyRequestError) -> ProxyRequestPath in
+            let parsed = try ProxyRequestPath(parsing: path)
+            try checkSignature(parsed)
+            return parsed
+        }
+        checkedPaths.remember(result, for: key, cost: 2 * key.utf8.count + 256)
+        return result
+    }
+
+    private func checkSignature(_ path: ProxyRequestPath) throws(ProxyRequestError) {
+        if path.signature == ProxyRequestPath.unsignedMarker {
+            guard options.allowsUnsigned else { throw .badSignature }
+            return
+        }
+        guard let signer = options.signer, signer.isValid(path.signature, for: path.signedPart) else { throw .badSignature }
+    }
+
+    private static func load(_ request: ImageRequest, pipeline: ImagePipeline, metrics: ImageCacheMetrics?) async throws(ImageLoadError)
+        -> ImageResponse
+    {
+        guard let metrics else { return try await pipeline.image(for: request) }
+        return try await metrics.measure { () throws(ImageLoadError) in try await pipeline.image(for: request) }
+    }
+
+    /// The status and sentence for a failed load.
+    static func answer(for error: ImageLoadError) -> ProxyAnswer {
+        switch error {
+        case let .network(failure) where failure.underlying is FetchBoundExceeded:
+            .error(504, "The source was too slow: \(failure.underlying)")
+        case let .network(failure): .error(502, "The source could not be reached: \(failure)")
+        case let .httpStatus(status) where status == 404 || status == 410: .error(status, "The source answered \(status).")
+        case let .httpStatus(status): .error(502, "The source answered \(status) instead of an image.")
+        case let .invalidImage(reason): .error(502, "The source did not send an image this proxy serves: \(reason)")
+        case let .decodingFailed(reason): .error(502, "The source's image could not be decoded: \(reason)")
+        case let .bodyTooLarge(limit): .error(502, "The source's image is larger than the \(limit)-byte limit.")
+        case .notCached, .cancelled, .storage: .error(503, "\(error)")
+        }
+    }
+
+    /// The bytes to send for `response`, with their headers, or a 304.
+    private func answer(
+        _ response: ImageResponse, for request: ImageRequest, path: ProxyRequestPath, accept: String?, ifNoneMatch: String?
+    ) async -> ProxyAnswer {
+        let key = path.signedPart + "\u{0}" + (accept ?? "")
+        let ready: PreparedAnswer
+        if let known = prepared[key], known.response == response {
+            ready = known
+        } else {
+            guard let made = await prepare(response, for: request, spec: path.processing, accept: accept) else {
+                return .error(502, "The processed image could not be encoded.")
+            }
+            ready = made
+            // Only a memory hit's response is worth keeping: the next request gets the same one.
+            // A loaded response (the original's bytes with the thumbnail's pixels) is never seen again.
+            if response.source == .memory {
+                prepared.remember(made, for: key, cost: made.body.count + response.data.count + (response.decoded?.cost ?? 0))
+            }
+        }
+        var headers: [(name: String, value: String)] = [("Cache-Control", ready.cacheControl()), ("ETag", ready.etag)]
+        if ready.varies { headers.append(("Vary", "Accept")) }
+        // Bytes from the source are shown as the image they are, never sniffed into a page; an
+        // SVG passed through as it is runs no script and loads nothing.
+        headers.append(("X-Content-Type-Options", "nosniff"))
+        if ready.contentType == ImageFormat.svg.mimeType {
+            headers.append(("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox"))
+        }
+        if let ifNoneMatch, Self.matches(ifNoneMatch, etag: ready.etag) {
+            return ProxyAnswer(status: 304, headers: headers)
+        }
+        headers.insert(("Content-Type", ready.contentType), at: 0)
+        return ProxyAnswer(status: 200, headers: headers, body: ready.body)
+    }
+
+    /// The answer's parts for `response`: the source's bytes for `original`, else the processed image.
+    private func prepare(
+        _ response: ImageResponse, for request: ImageRequest, spec: ProcessingSpec, accept: String?
+    ) async -> PreparedAnswer? {
+        guard spec.processing != nil else {
+            return PreparedAnswer(response: response, body: response.data, contentType: response.info.format.mimeType, varies: false)
+        }
+        guard let (bytes, format, negotiated) = await encoded(response, for: request, spec: spec, accept: accept) else { return nil }
+        return PreparedAnswer(response: response, body: bytes, contentType: "image/\(format.rawValue)", varies: negotiated)
+    }
+
+    /// The processed image's bytes in the format to send, and whether `Accept` chose it. The
+    /// thumbnail the pipeline stored is sent as it is when its format fits; otherwise the decoded
+    /// pixels are encoded for this answer.
+    private func encoded(
+        _ response: ImageResponse, for request: ImageRequest, spec: ProcessingSpec, accept: String?
+    ) async -> (Data, EncodedFormat, Bool)? {
+        // A first load answers with the original's bytes and the thumbnail decoded; the memory
+        // tier then holds the thumbnail with its stored bytes.
+        var stored = response
+        if let decoded = response.decoded,
+            response.info.pixelWidth != decoded.pixelWidth || response.info.pixelHeight != decoded.pixelHeight,
+            let kept = pipeline.cachedImage(for: request)
+        {
+            stored = kept
+        }
+        let isThumbnailBytes =
+            stored.decoded.map { $0.pixelWidth == stored.info.pixelWidth && $0.pixelHeight == stored.info.pixelHeight } ?? false
+        // The format the thumbnail is kept in; for pixels without stored bytes, the pipeline's own
+        // choice (which looks at every pixel's alpha: only when there is no stored format).
+        let storedFormat = isThumbnailBytes ? OutputFormat.encoded(stored.info.format) : nil
+        let base = storedFormat ?? stored.decoded.map(EncodedFormat.choice(for:)) ?? .jpeg
+        let format = OutputFormat.negotiate(explicit: spec.format, stored: base, accept: accept)
+        let negotiated = spec.format == nil
+        if let storedFormat, storedFormat == format { return (stored.data, format, negotiated) }
+        guard let decoded = stored.decoded else { return nil }
+        let encoder = pipeline.configuration.encoder
+        guard let bytes = try? await encoder.encodeOffPool(decoded, as: format, quality: Self.quality) else { return nil }
+        return (bytes, format, negotiated)
+    }
+
+    /// The quality of images this proxy encodes itself, the pipeline's thumbnails' own.
+    static let quality = 85
+
+    /// Whether an `If-None-Match` value names `etag` (or is `*`); weak comparison, as §13.1.2 asks.
+    static func matches(_ ifNoneMatch: String, etag: String) -> Bool {
+        ifNoneMatch.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+}
