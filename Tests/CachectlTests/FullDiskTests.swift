@@ -166,7 +166,13 @@ extension FullDiskTests {
         let writer = try await WorkerProcess(role: "writer", directory: folder)
         defer { Foundation.kill(writer.processIdentifier, SIGKILL) }
         #expect(await writer.waitUntilReady())
-        try await Task.sleep(for: .milliseconds(500))
+        // Its first batches, before the disk is filled: read as soon as they are acknowledged,
+        // not after a fixed time, in which a fast machine's writer fills a volume this small by
+        // itself (the free-space rule does not yet count what LMDB's file will grow to).
+        let firstBatchDeadline = ContinuousClock.now + .seconds(30)
+        while WriterProgress(writer).acknowledged == 0, ContinuousClock.now < firstBatchDeadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let beforeFull = WriterProgress(writer)
         #expect(beforeFull.acknowledged > 0 && beforeFull.refusedDiskFull == 0, "\(beforeFull)")
         let filler = try disk.fill()
