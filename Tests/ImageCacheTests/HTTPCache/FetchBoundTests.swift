@@ -72,11 +72,11 @@ struct FetchBoundTests {
         let folder = TemporaryDirectory("fetch-bound")
         let store = try PersistentStore(directory: folder.url)
         defer { store.close() }
-        let cache = Self.cache(deadline: .seconds(1), rate: nil, store: store)
+        let cache = Self.cache(deadline: .seconds(5), rate: nil, store: store)
         await #expect {
             _ = try await cache.response(for: HTTPCacheRequest(url: origin.url("/slow")))
         } throws: { error in
-            Self.isBound(error) { $0 == .deadline(.seconds(1)) }
+            Self.isBound(error) { $0 == .deadline(.seconds(5)) }
         }
         #expect(try await cache.response(for: HTTPCacheRequest(url: origin.url("/quick"))).head.status == 200)
     }
@@ -88,11 +88,11 @@ struct FetchBoundTests {
         let folder = TemporaryDirectory("fetch-bound")
         let store = try PersistentStore(directory: folder.url)
         defer { store.close() }
-        let cache = Self.cache(deadline: .seconds(1), rate: .default, store: store)
+        let cache = Self.cache(deadline: .seconds(5), rate: .default, store: store)
         await #expect {
             _ = try await cache.response(for: HTTPCacheRequest(url: origin.url("/slow")))
         } throws: { error in
-            Self.isBound(error) { $0 == .deadline(.seconds(1)) }
+            Self.isBound(error) { $0 == .deadline(.seconds(5)) }
         }
         #expect(try await cache.response(for: HTTPCacheRequest(url: origin.url("/quick"))).head.status == 200)
     }
