@@ -11,6 +11,9 @@ enum DecodeWorkerEnd: Equatable {
     case outOfMemory(String)
     /// It ended by a signal, or exited, while decoding.
     case crashed(String)
+    /// Something outside killed it (`SIGKILL` the app did not send: an operator, the system short
+    /// of memory): nothing says the job caused it.
+    case killedFromOutside(String)
     /// It was idle and was told to exit.
     case retired
 
@@ -22,6 +25,8 @@ enum DecodeWorkerEnd: Equatable {
             self = .crashed("the decode worker exited with status \((status >> 8) & 0xff) before answering\(said)")
         } else if signal == SIGXCPU {
             self = .processorTimeExceeded
+        } else if signal == SIGKILL {
+            self = .killedFromOutside("the decode worker was killed (SIGKILL) from outside, possibly by the system for lack of memory\(said)")
         } else if Self.isAllocationFailure(standardError) {
             self = .outOfMemory("the decode worker could not allocate memory within its limit\(said)")
         } else {

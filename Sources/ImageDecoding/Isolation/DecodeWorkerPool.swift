@@ -44,9 +44,25 @@ final class DecodeWorkerPool: Sendable {
         }
     }
 
-    /// `job` decoded by a worker within `isolation`'s limits.
+    /// `job` decoded by a worker within `isolation`'s limits. A worker killed from outside while it
+    /// had the job (nothing says the job caused it) is replaced and the job tried once more.
     func decode(_ job: DecodeJob, isolation: DecodeIsolation) throws(ImageDecodingError) -> DecodedImage {
         let deadline = ContinuousClock.now + isolation.deadline
+        var end = DecodeWorkerEnd.retired
+        for round in 0..<2 {
+            switch try self.attempt(job, until: deadline) {
+            case let .answered(result):
+                return try result.get()
+            case let .ended(ended):
+                end = ended
+                guard case .killedFromOutside = ended, round == 0 else { throw Self.error(for: end, isolation: isolation) }
+            }
+        }
+        throw Self.error(for: end, isolation: isolation)
+    }
+
+    /// One try of `job` on an idle worker (one that died while idle is passed over) or a new one.
+    private func attempt(_ job: DecodeJob, until deadline: ContinuousClock.Instant) throws(ImageDecodingError) -> DecodeWorker.Outcome {
         var taken = idle.withLock { $0.popLast() }
         while let idle = taken, !idle.worker.isAlive { taken = self.idle.withLock { $0.popLast() } }
         let worker: DecodeWorker
@@ -55,13 +71,9 @@ final class DecodeWorkerPool: Sendable {
         } else {
             worker = try DecodeWorker.start(executable: key.executable, memoryLimitBytes: key.memoryLimitBytes, fault: key.fault)
         }
-        switch worker.run(job, deadline: deadline) {
-        case let .answered(result):
-            putBack(worker, jobs: (taken?.jobs ?? 0) + 1)
-            return try result.get()
-        case let .ended(end):
-            throw Self.error(for: end, isolation: isolation)
-        }
+        let outcome = worker.run(job, deadline: deadline)
+        if case .answered = outcome { putBack(worker, jobs: (taken?.jobs ?? 0) + 1) }
+        return outcome
     }
 
     /// The process IDs of the workers waiting for a job.
@@ -88,7 +100,7 @@ final class DecodeWorkerPool: Sendable {
             .decodingTimedOut("it took longer than \(isolation.deadline)")
         case let .outOfMemory(detail):
             .decodingExceededMemory("\(detail) (\(isolation.workerMemoryLimitBytes >> 20) MiB)")
-        case let .crashed(detail):
+        case let .crashed(detail), let .killedFromOutside(detail):
             .decoderCrashed(detail)
         case .retired:
             .decoderCrashed("the decode worker exited while it had a job")
