@@ -27,10 +27,8 @@ struct ExportFolderTests {
         let (cache, _) = try await Self.cache("export-modes")
         let parent = TemporaryDirectory("export-modes-target")
         let target = parent.url.appendingPathComponent("made/by/export", isDirectory: true)
-        // The child inherits the umask: a permissive one shows the modes are set, not inherited.
-        let previous = umask(0o002)
-        defer { umask(previous) }
-        let result = try await Cachectl.run(["export", "--path", cache.url.path, "--to", target.path, "--html"])
+        // A permissive umask in the child shows the modes are set, not inherited.
+        let result = try await Cachectl.run(["export", "--path", cache.url.path, "--to", target.path, "--html"], umask: "002")
         #expect(result.status == 0, "\(result)")
         #expect(Self.mode(target.path) == 0o700)
         #expect(Self.mode(target.deletingLastPathComponent().path) == 0o700)

@@ -38,7 +38,7 @@ enum Cachectl {
     /// `resolve` rewrites the arguments at the moment the child is spawned (see ProcessLauncher).
     static func run(
         _ arguments: [String], environment: [String: String] = [:], asUser user: UInt32? = nil,
-        resolve: (([String]) -> [String])? = nil
+        umask childUmask: String? = nil, resolve: (([String]) -> [String])? = nil
     ) async throws -> Result {
         let scratch = TemporaryDirectory("cachectl-output")
         let outputFile = scratch.url.appendingPathComponent("stdout")
@@ -53,6 +53,11 @@ enum Cachectl {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", "--", executable.path] + arguments
             process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        } else if let childUmask {
+            // The child's own umask, set by a shell that then becomes cachectl: the test process's
+            // umask is every parallel test's, and is never changed.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask \(childUmask) && exec \"$0\" \"$@\"", executable.path] + arguments
         } else {
             process.executableURL = executable
             process.arguments = arguments
