@@ -104,6 +104,9 @@ struct ImageLoadStateTests {
         // The state's load task runs on this (main) actor: let it start and join the fetch.
         for _ in 0..<2500 where pipeline.loadsInFlight == 0 { try await Task.sleep(for: .milliseconds(2)) }
         #expect(pipeline.loadsInFlight == 1)
+        // The request has reached the origin before the main actor is held, so that what is left
+        // of the load (the answer, its validation) runs off it on a loaded machine too.
+        for _ in 0..<5000 where fixture.originHits("/late.png") == 0 { try await Task.sleep(for: .milliseconds(2)) }
         // A second caller joins the same load; it returning proves the load has answered its waiters.
         let answered = Locked(false)
         let companion = Task.detached {
@@ -122,10 +125,10 @@ struct ImageLoadStateTests {
         #expect(fixture.originHits("/late.png") == 1)
     }
 
-    /// Waits (up to 10 s) for `flag` by sleeping this thread, plus a margin for the waiters the
+    /// Waits (up to 30 s) for `flag` by sleeping this thread, plus a margin for the waiters the
     /// same answer resumes at the same moment.
     nonisolated static func blockMainActor(until flag: Locked) {
-        for _ in 0..<2000 where !flag.get() { usleep(5_000) }
+        for _ in 0..<6000 where !flag.get() { usleep(5_000) }
         usleep(50_000)
     }
 
