@@ -1,7 +1,7 @@
 import Foundation
 
 /// How much the long suites do: the kill cycles, the simulated power losses, the store of many
-/// entries, the reuse property's cases, the conformance replay's reruns and the corpus decoding sweep.
+/// entries, the reuse property's cases, and the corpus decoding sweep.
 ///
 /// `tools/test` runs the short form of each, so a developer's run covers every behaviour in a few
 /// minutes; `tools/test --all` (which CI runs) sets `CACHE_TESTS_FULL=1` and runs them in full.
@@ -29,11 +29,6 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public var manyEntries: Int
     /// Generated responses the plain-reuse property is checked over (`PlainReuseProperty`).
     public var reuseCases: Int
-    /// How many at once each rerun of the HTTP caching replay's misses runs
-    /// (`HTTPCacheConformanceTests`). The one-at-a-time reruns wait out every missed test's pauses
-    /// in turn; they tell a loaded machine's misses from the cache's, which a run as loaded as the
-    /// full suite needs most.
-    public var replayReruns: [Int]
     /// Of the corpus' files of each format, every `corpusStride`-th one is swept by the per-file
     /// corpus suites (see ``sample(_:by:)``).
     public var corpusStride: Int
@@ -42,7 +37,7 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public static let full = TestScale(
         name: "full", writerKills: 80, indexRecoveryKills: 20, mixedKills: 130, killedReaders: 1_000,
         tailMergeKills: 40, powerLossStates: 400, periodicPowerLossStates: 400, manyEntries: 200_000,
-        reuseCases: 20_000, replayReruns: [4, 4, 1, 1, 1], corpusStride: 1)
+        reuseCases: 20_000, corpusStride: 1)
 
     /// Counts large enough that every rule is exercised (kills land during start-up, inside a
     /// rebuild, in each role; power losses catch periodic durability both flushed and not), small
@@ -52,7 +47,7 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public static let short = TestScale(
         name: "short", writerKills: 16, indexRecoveryKills: 6, mixedKills: 30, killedReaders: 528,
         tailMergeKills: 16, powerLossStates: 100, periodicPowerLossStates: 200, manyEntries: 80_000,
-        reuseCases: 5_000, replayReruns: [4, 4], corpusStride: 4)
+        reuseCases: 5_000, corpusStride: 4)
 
     /// The environment variable `tools/test --all` sets to `1` for the full scale.
     public static let environmentVariable = "CACHE_TESTS_FULL"

@@ -10,7 +10,8 @@ import NIOConcurrencyHelpers
 /// `Client-Request-Count` and `Server-Now`, then the test's headers in order (repeated names as
 /// separate lines, grouped where the name first appeared, as Node does), `Content-Type: text/plain`
 /// unless given, `Request-Numbers`, and what Node adds: `Date` when the test gave none (304s too),
-/// `Connection: keep-alive` and `Keep-Alive: timeout=5`. A `*_validated` request gets a 304 only when
+/// and `Connection: keep-alive` with `Keep-Alive: timeout=5` when the test gave no `Connection`.
+/// Its `Date` and `Server-Now` are the test's ``ReplayClock``'s. A `*_validated` request gets a 304 only when
 /// its `If-None-Match` or `If-Modified-Since` equals exactly what the previous response carried,
 /// else status 999. Every request is logged, `disconnect` ones included.
 package final class ConformanceOrigin: Sendable {
@@ -31,9 +32,9 @@ package final class ConformanceOrigin: Sendable {
         return ConformanceOrigin(server: server, tests: tests)
     }
 
-    /// Serves `test` under `token` from now on.
-    package func register(_ test: CacheTestsCase, token: String) {
-        tests.withLockedValue { $0[token] = OriginTest(config: test, token: token) }
+    /// Serves `test` under `token` from now on, dating its answers by `clock`.
+    package func register(_ test: CacheTestsCase, token: String, clock: ReplayClock) {
+        tests.withLockedValue { $0[token] = OriginTest(config: test, token: token, clock: clock) }
     }
 
     /// Forgets the test under `token`, returning its log.
@@ -63,12 +64,11 @@ package final class ConformanceOrigin: Sendable {
         }
         let token = String(segments[1])
         let clientNumber = request.header("Req-Num").flatMap { Int($0) }
-        guard let pause = tests.withLockedValue({ $0[token]?.responsePause(clientNumber: clientNumber) }) else {
-            return OriginResponse(status: 409, body: Data("Requests not found for \(token)".utf8))
-        }
-        if pause > 0 { try? await Task.sleep(for: .seconds(pause)) }
+        // A wait before answering moves the test's clock, as its script's pauses do.
         let answer = tests.withLockedValue { tests -> OriginResponse? in
-            tests[token]?.answer(request, clientNumber: clientNumber, now: Date())
+            guard let test = tests[token], let pause = test.responsePause(clientNumber: clientNumber) else { return nil }
+            if pause > 0 { test.clock.advance(by: pause) }
+            return tests[token]?.answer(request, clientNumber: clientNumber, now: test.clock.now())
         }
         return answer ?? OriginResponse(status: 409, body: Data("Requests not found for \(token)".utf8))
     }

@@ -7,12 +7,15 @@ import LoopbackOrigin
 struct OriginTest: Sendable {
     let config: CacheTestsCase
     let token: String
+    /// The test's time, which the answers' `Date` and `Server-Now` give.
+    let clock: ReplayClock
     private(set) var log: [OriginLogEntry] = []
     private var resolvedHeaders: [Int: [HeaderLine]] = [:]
 
-    init(config: CacheTestsCase, token: String) {
+    init(config: CacheTestsCase, token: String, clock: ReplayClock) {
         self.config = config
         self.token = token
+        self.clock = clock
     }
 
     /// The config for a request: by its `Req-Num`, else by how many requests came before.
@@ -60,8 +63,12 @@ struct OriginTest: Sendable {
         lines.set("Request-Numbers", log.map { $0.requestNumber.map(String.init) ?? "NaN" }.joined(separator: " "))
         // What Node's http server adds when writing the head.
         if lines.values(for: "Date").isEmpty { lines.set("Date", HTTPDate.string(from: now)) }
-        lines.set("Connection", "keep-alive")
-        if lines.values(for: "Keep-Alive").isEmpty { lines.set("Keep-Alive", "timeout=5") }
+        // Node keeps a response's own `Connection` (a case may list fields in it that the cache
+        // must drop), and adds keep-alive only when there is none.
+        if lines.values(for: "Connection").isEmpty {
+            lines.set("Connection", "keep-alive")
+            if lines.values(for: "Keep-Alive").isEmpty { lines.set("Keep-Alive", "timeout=5") }
+        }
         if request.origin.disconnect { return .dropConnection }
         let noBody = status == 204 || status == 304
         let body = noBody ? Data() : Data((request.origin.responseBody.flatMap { $0.isEmpty ? nil : $0 } ?? token).utf8)

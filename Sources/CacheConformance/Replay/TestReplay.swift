@@ -4,8 +4,10 @@ import HTTPCaching
 import NIOConcurrencyHelpers
 
 /// Replays one test against a fresh ``HTTPCache`` (a new store in a temporary folder) and a fresh
-/// resource at the origin, sending each request through the cache's public API, pausing for real
-/// where the test says, and checking as upstream's harness does.
+/// resource at the origin, sending each request through the cache's public API and checking as
+/// upstream's harness does. The cache and the origin share the test's ``ReplayClock``: where the
+/// test pauses, its background work is waited for and the clock moved on, so no outcome depends
+/// on how fast the machine is.
 package struct TestReplay: Sendable {
     package let test: CacheTestsCase
     package let origin: ConformanceOrigin
@@ -44,7 +46,8 @@ package struct TestReplay: Sendable {
         if let reason = Self.inapplicability(of: test) { return .notApplicable(reason: reason) }
         let token = UUID().uuidString.lowercased()
         let folder = scratchFolder.appendingPathComponent(token, isDirectory: true)
-        origin.register(test, token: token)
+        let clock = ReplayClock()
+        origin.register(test, token: token, clock: clock)
         defer {
             origin.unregister(token: token)
             try? FileManager.default.removeItem(at: folder)
@@ -60,21 +63,26 @@ package struct TestReplay: Sendable {
         // the origin, it expects the generated 504 RFC 9111 describes, not an exception.
         configuration.generatesGatewayTimeout = true
         configureCache(&configuration)
+        configuration.clock = { clock.now() }
         let cache = HTTPCache(configuration: configuration)
-        let outcome = await replay(through: cache, token: token)
+        let outcome = await replay(through: cache, token: token, clock: clock)
         await cache.waitForBackgroundWork()
         store.close()
         return outcome
     }
 
-    private func replay(through cache: HTTPCache, token: String) async -> TestOutcome {
+    private func replay(through cache: HTTPCache, token: String, clock: ReplayClock) async -> TestOutcome {
         var responses: [ReceivedResponse] = []
         do {
             for request in test.requests {
-                let received = try await send(request, through: cache, token: token, previous: responses.last)
+                let received = try await send(request, through: cache, token: token, previous: responses.last, clock: clock)
                 responses.append(received)
                 try ResponseChecks(request: request, token: token).check(received)
-                if request.pauseAfterS > 0 { try await Task.sleep(for: .seconds(request.pauseAfterS)) }
+                if request.pauseAfterS > 0 {
+                    // What the pause would have let finish (a background revalidation) finishes first.
+                    await cache.waitForBackgroundWork()
+                    clock.advance(by: request.pauseAfterS)
+                }
             }
             try OriginLogChecks(test: test, responses: responses, log: origin.log(token: token)).check()
             return .passed
@@ -94,12 +102,13 @@ package struct TestReplay: Sendable {
     /// Sends one request with the client's headers (`conventions.client_added_request_headers`):
     /// the test's, then `Test-Name`, `Test-ID` and `Req-Num`.
     private func send(
-        _ request: CacheTestsCase.Request, through cache: HTTPCache, token: String, previous: ReceivedResponse?
+        _ request: CacheTestsCase.Request, through cache: HTTPCache, token: String, previous: ReceivedResponse?,
+        clock: ReplayClock
     ) async throws -> ReceivedResponse {
         var headers = HeaderFields()
         for spec in request.requestHeaders {
             // magic_ims: a relative If-Modified-Since is a date from the previous response's Server-Now.
-            let base = previous?.serverNow ?? Date()
+            let base = previous?.serverNow ?? clock.now()
             headers.append(spec.name, HeaderValues.resolve(spec, serverNow: base, baseURL: ""))
         }
         headers.append("Test-Name", test.name)

@@ -59,6 +59,10 @@ extension HTTPCache {
         public var credentialedResponses: CredentialedResponses = .partitionedByCredential
         /// Where the cache reports what it could not store (once per cause; see ``HTTPCache/storageFailures``).
         public var logger = Logger(label: "ImageCache.HTTPCache")
+        /// The time the cache ages and judges freshness by, and stamps exchanges with: the system
+        /// clock by default. A replay harness gives it a clock that moves only when its script
+        /// pauses, so a rule's outcome never depends on how loaded the machine is.
+        package var clock: @Sendable () -> Date = { Date() }
 
         /// The defaults, storing in `store` and fetching through `transport`.
         public init(store: PersistentStore? = nil, transport: any HTTPTransport = URLSessionTransport()) {

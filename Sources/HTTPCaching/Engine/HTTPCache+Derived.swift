@@ -40,7 +40,7 @@ extension HTTPCache {
             let (response, freshness) = StoredResponse.decodeAnnotated(headers),
             response.status == 200,
             let reuse = evaluator(override: override).plainReuse(of: response, summary: freshness),
-            reuse.isFresh(at: Date())
+            reuse.isFresh(at: configuration.clock())
         else { return nil }
         let attributes = found.entry.metadata.attributes
         let description = BodyDescription(

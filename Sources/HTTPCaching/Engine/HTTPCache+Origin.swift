@@ -12,7 +12,7 @@ extension HTTPCache {
         var outgoing = transaction.head
         for field in conditionalHeaders { outgoing.headers.removeAll(named: field.name) }
         for field in conditionalHeaders { outgoing.headers.append(field) }
-        let requestTime = Date()
+        let requestTime = configuration.clock()
         let response: TransportResponse
         let slot: FetchSlots.Slot?
         let watch: ExchangeWatch
@@ -24,7 +24,7 @@ extension HTTPCache {
         }
         // Held until the body has been read or dropped, whichever way this returns.
         defer { slot?.release() }
-        let responseTime = Date()
+        let responseTime = configuration.clock()
         let head = response.head
         if (500...599).contains(head.status),
             let stale = serveStale(fallback, context: .originError(status: head.status), transaction)
@@ -76,7 +76,7 @@ extension HTTPCache {
     private func answerFailure(_ error: any Error, fallback: StoredEntry?, _ transaction: Transaction) throws -> HTTPCacheResponse {
         if let stale = serveStale(fallback, after: error, context: .originUnreachable, transaction) { return stale }
         if configuration.generatesGatewayTimeout, !Task.isCancelled, case .network = HTTPCacheError(error, transport: configuration.transport) {
-            return Self.gatewayTimeout()
+            return Self.gatewayTimeout(now: configuration.clock())
         }
         throw error
     }
@@ -100,7 +100,7 @@ extension HTTPCache {
             default: return nil
             }
         }
-        let now = Date()
+        let now = configuration.clock()
         guard transaction.evaluator.canServeStale(candidate.response, now: now, request: transaction.head, context: context)
         else { return nil }
         return serve(candidate, source: .stale, transaction, now: now)

@@ -9,7 +9,7 @@ extension HTTPCache {
         case .default: break
         }
         let found = found(transaction)
-        let now = Date()
+        let now = configuration.clock()
         switch transaction.evaluator.decision(for: transaction.head, stored: found?.entry.response, now: now) {
         case .useStored:
             guard let found else { preconditionFailure("the evaluator reused a response that is not stored") }
@@ -41,11 +41,11 @@ extension HTTPCache {
     /// (RFC 9111 §5.2.1.7), else ``HTTPCacheError/notCached(_:)``.
     private func unavailable(_ transaction: Transaction) throws -> HTTPCacheResponse {
         guard configuration.generatesGatewayTimeout else { throw HTTPCacheError.notCached(transaction.request.url) }
-        return Self.gatewayTimeout()
+        return Self.gatewayTimeout(now: configuration.clock())
     }
 
     /// The response the cache makes itself when it can neither serve from storage nor reach the origin.
-    static func gatewayTimeout(now: Date = Date()) -> HTTPCacheResponse {
+    static func gatewayTimeout(now: Date) -> HTTPCacheResponse {
         let headers: HeaderFields = ["Date": HTTPDate.string(from: now), "Content-Length": "0"]
         return HTTPCacheResponse(head: HTTPResponseHead(status: 504, headers: headers), body: Data(), source: .generated)
     }
@@ -55,7 +55,7 @@ extension HTTPCache {
         guard ["GET", "HEAD"].contains(transaction.request.method), let found = found(transaction),
             transaction.evaluator.matchesVary(found.entry.response, request: transaction.head)
         else { return try unavailable(transaction) }
-        let now = Date()
+        let now = configuration.clock()
         let fresh = transaction.evaluator.isFresh(found.entry.response, now: now)
         return serve(found.entry, source: fresh ? .cache(found.tier) : .stale, transaction, now: now)
     }

@@ -17,6 +17,8 @@ package struct OriginFetcher: Sendable {
     let maxBodyBytes: Int
     let fetchDeadline: Duration?
     let minimumTransferRate: MinimumTransferRate?
+    /// The time exchanges are stamped with (``HTTPCache/Configuration``'s clock).
+    let clock: @Sendable () -> Date
     /// Slots for exchanges, when the configuration sets a limit.
     let slots: FetchSlots?
 
@@ -36,6 +38,7 @@ package struct OriginFetcher: Sendable {
         maxBodyBytes = configuration.maxBodyBytes
         fetchDeadline = configuration.fetchDeadline
         minimumTransferRate = configuration.minimumTransferRate
+        clock = configuration.clock
         slots = configuration.maxConcurrentFetches.map { FetchSlots(limit: $0) }
     }
 
@@ -45,11 +48,11 @@ package struct OriginFetcher: Sendable {
     package func fetch(
         _ request: HTTPCacheRequest, accepting acceptor: any ResponseBodyAcceptor, progress: HTTPCache.ProgressHandler?
     ) async throws(HTTPCacheError) -> Fetched {
-        let requestTime = Date()
+        let requestTime = clock()
         do {
             let (response, slot, watch) = try await send(request.head, url: request.url, body: request.body)
             defer { slot?.release() }
-            let responseTime = Date()
+            let responseTime = clock()
             let (body, description) = try await read(response, watch: watch, acceptor: acceptor, progress: progress)
             return Fetched(
                 head: response.head, body: body, description: description, requestTime: requestTime,
@@ -101,7 +104,7 @@ package struct OriginFetcher: Sendable {
                 guard mayRetry, RetryPolicy.transientStatuses.contains(response.head.status) else { return (response, slot, watch) }
                 // The abandoned body's stream ends when `response` goes, which cancels its transfer.
                 slot?.release()
-                let retryAfter = RetryPolicy.retryAfter(response.head.headers.firstValue(for: "Retry-After"), now: Date())
+                let retryAfter = RetryPolicy.retryAfter(response.head.headers.firstValue(for: "Retry-After"), now: clock())
                 try await Task.sleep(for: retry.delay(afterAttempt: attempt, retryAfter: retryAfter))
             } catch where mayRetry && !(error is CancellationError) && transport.isTransient(error) {
                 slot?.release()
