@@ -14,6 +14,11 @@ enum JPEGParser: ImageFormatParser {
     }
 
     private static let startOfScan: UInt8 = 0xDA
+    /// Most scans that may visit each component, counted over the scans' component lists. A
+    /// progressive decoder passes over every block of a scan's components once per scan, so a
+    /// small file of thousands of near-empty scans costs thousands of decodes of a large image;
+    /// real encoders use about ten scans in all.
+    static let maxScansPerComponent = 64
     private static let endOfImage: UInt8 = 0xD9
 
     /// SOF0-3, 5-7, 9-11, 13-15; 0xC4 (DHT), 0xC8 (JPG) and 0xCC (DAC) share the range but are not frames.
@@ -49,6 +54,7 @@ enum JPEGParser: ImageFormatParser {
         try reader.skip(2)
         var frame: Frame?
         var scanCount = 0
+        var componentScans = 0
         while true {
             let marker: UInt8
             do {
@@ -65,8 +71,14 @@ enum JPEGParser: ImageFormatParser {
             case startOfScan:
                 guard let frame else { throw .malformed("a scan starts before any frame header (SOF)") }
                 var segment = try readSegment(&reader, marker: marker)
-                try checkScanHeader(&segment, frame: frame)
+                componentScans += try checkScanHeader(&segment, frame: frame)
                 scanCount += 1
+                let limit = maxScansPerComponent * frame.componentIDs.count
+                guard componentScans <= limit else {
+                    throw .refused(.refusedContent(
+                        format: .jpeg,
+                        reason: "its \(scanCount) scans visit its \(frame.componentIDs.count) components \(componentScans) times, over the limit of \(limit) (\(maxScansPerComponent) each): every scan is a pass over the whole image"))
+                }
                 try skipEntropyCodedData(&reader, scanNumber: scanCount)
             case endOfImage:
                 guard let frame else { throw .malformed("the image ends (EOI) before any frame header (SOF)") }
@@ -130,7 +142,8 @@ enum JPEGParser: ImageFormatParser {
     }
 
     /// Checks a scan header (SOS) names 1 to 4 of the frame's components.
-    private static func checkScanHeader(_ segment: inout ByteReader, frame: Frame) throws(ParseFailure) {
+    /// Checks a scan header (SOS) against the frame; returns how many components the scan codes.
+    private static func checkScanHeader(_ segment: inout ByteReader, frame: Frame) throws(ParseFailure) -> Int {
         let count = Int(try segment.readUInt8())
         guard (1...4).contains(count), segment.remaining == 2 * count + 3 else { throw .malformed("a scan header declares \(count) components or has the wrong length") }
         for _ in 0..<count {
@@ -138,6 +151,7 @@ enum JPEGParser: ImageFormatParser {
             try segment.skip(1)  // Huffman table selectors.
             guard frame.componentIDs.contains(id) else { throw .malformed("a scan refers to component \(id), which the frame does not have") }
         }
+        return count
     }
 
     /// Moves past a scan's entropy-coded data to the next marker (stuffed `FF 00` bytes and restart

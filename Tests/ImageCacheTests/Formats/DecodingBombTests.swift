@@ -5,9 +5,9 @@ import Testing
 
 @testable import ImageFormats
 
-/// Files a few kilobytes long that make a decoder build far more than they declare: a PNG's
-/// compressed metadata, which decoders inflate with the header, and a HEIF grid that builds more
-/// than its `ispe` says. Each is made here and refused with a typed error before any decoder runs.
+/// Files a few kilobytes long that make a decoder build or do far more than they declare: a PNG's
+/// compressed metadata, which decoders inflate with the header, a HEIF grid that builds more
+/// than its `ispe` says, and a progressive JPEG of thousands of scans. Each is made here and refused with a typed error before any decoder runs.
 @Suite("Decoding bombs are refused")
 struct DecodingBombTests {
     let validator = ImageValidator()
@@ -132,6 +132,24 @@ struct DecodingBombTests {
         } throws: { error in
             guard case let .refusedContent(format, reason) = error as? ImageValidationError else { return false }
             return format == .avif && reason.contains("hold 324000000 pixels together")
+        }
+    }
+
+    @Test("a progressive JPEG of more scans than 64 per component is refused; one of 64 is not")
+    func progressiveScans() throws {
+        // 63 AC scans after the DC scan: 64 passes over the one component.
+        let allowed = Data(SyntheticImages.progressiveJPEG(width: 2000, height: 2000, acScans: 63))
+        #expect(try validator.validateForDecoding(allowed).pixelWidth == 2000)
+        // Thousands of scans of a few bytes each: every one a pass over 62,500 blocks.
+        let bomb = Data(SyntheticImages.progressiveJPEG(width: 2000, height: 2000, acScans: 3_000))
+        #expect(bomb.count < 64 << 10)
+        for check in [validator.validate, validator.validateForDecoding] {
+            #expect {
+                try check(bomb)
+            } throws: { error in
+                guard case let .refusedContent(format, reason) = error as? ImageValidationError else { return false }
+                return format == .jpeg && reason.contains("65 times, over the limit of 64")
+            }
         }
     }
 }

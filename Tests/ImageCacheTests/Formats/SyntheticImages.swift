@@ -31,6 +31,32 @@ enum SyntheticImages {
         return bytes
     }
 
+    /// A grey progressive JPEG of `width` x `height` that decodes: a DC scan of zeros, then
+    /// `acScans` first-pass AC scans that each end every block at once with end-of-band runs, so
+    /// each scan is a few bytes and a pass over every block of the image.
+    static func progressiveJPEG(width: Int, height: Int, acScans: Int) -> [UInt8] {
+        func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] { [0xFF, marker] + bigEndian16(body.count + 2) + body }
+        var bytes: [UInt8] = [0xFF, 0xD8]
+        bytes += segment(0xDB, [0] + [UInt8](repeating: 1, count: 64))
+        bytes += segment(0xC2, [8] + bigEndian16(height) + bigEndian16(width) + [1, 1, 0x11, 0])
+        // One one-bit code each: DC difference category 0, and EOB14 (a run of 2^14 + 14 bits).
+        bytes += segment(0xC4, [0x00, 1] + [UInt8](repeating: 0, count: 15) + [0x00])
+        bytes += segment(0xC4, [0x10, 1] + [UInt8](repeating: 0, count: 15) + [0xE0])
+        let blocks = ((width + 7) / 8) * ((height + 7) / 8)
+        bytes += segment(0xDA, [1, 1, 0x00, 0, 0, 0x00]) + [UInt8](repeating: 0, count: (blocks + 7) / 8)
+        // Runs of 32,767 blocks (code 0, then fourteen 1 bits), enough to pass the last block.
+        var bits: [Bool] = []
+        for _ in 0..<((blocks + 32_766) / 32_767) { bits += [false] + [Bool](repeating: true, count: 14) }
+        while bits.count % 8 != 0 { bits.append(true) }
+        var data: [UInt8] = []
+        for start in stride(from: 0, to: bits.count, by: 8) {
+            let byte = bits[start..<start + 8].reduce(UInt8(0)) { $0 << 1 | ($1 ? 1 : 0) }
+            data += byte == 0xFF ? [0xFF, 0x00] : [byte]
+        }
+        for _ in 0..<acScans { bytes += segment(0xDA, [1, 1, 0x00, 1, 63, 0x00]) + data }
+        return bytes + [0xFF, 0xD9]
+    }
+
     /// A camera-like baseline JPEG of `totalBytes`: EXIF and ICC segments of 180 KB (a camera's
     /// embedded thumbnail and profile) before the frame header, then scan data to the end.
     static func cameraJPEG(width: Int, height: Int, totalBytes: Int) -> [UInt8] {
