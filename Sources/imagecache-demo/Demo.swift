@@ -1,3 +1,4 @@
+import CacheStorage
 import Foundation
 import ImageCache
 
@@ -53,7 +54,7 @@ struct Demo {
         for run in 1...2 {
             if run == 2 { Thread.sleep(forTimeInterval: 1.5) }
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            process.executableURL = Platform.executableURL
             process.arguments = ["--run", String(run), "--cache", cache.path, "--epoch", epoch]
             try process.run()
             process.waitUntilExit()

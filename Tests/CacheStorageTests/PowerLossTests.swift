@@ -173,9 +173,7 @@ struct PowerLossTests {
     /// `contents` of a `flush.state` with this boot's id replaced by another of the same length.
     static func fromEarlierBoot(_ contents: [UInt8]) -> [UInt8] {
         let text = String(decoding: contents, as: UTF8.self)
-        guard let boot = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines), !boot.isEmpty
-        else { return contents }
+        guard let boot = Platform.bootIdentifier() else { return contents }
         let stranger = String(repeating: "0", count: boot.count)
         return Array(text.replacingOccurrences(of: boot, with: stranger).utf8)
     }

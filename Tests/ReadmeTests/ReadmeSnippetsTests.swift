@@ -70,7 +70,7 @@ struct ReadmeSnippetsTests {
     static let sharedPipelineRun = Task { () async throws -> SharedPipelineRun in
         let folder = TemporaryDirectory("readme-shared-pipeline")
         let child = try await WorkerProcess(
-            executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+            executable: try #require(Platform.executableURL),
             arguments: ["--testing-library", "swift-testing", "--filter", "ReadmeSnippetsTests/runs"],
             environment: [PersistentStore.directoryEnvironmentVariable: folder.url.path])
         let finished = await child.finish()

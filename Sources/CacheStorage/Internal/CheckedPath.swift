@@ -112,51 +112,31 @@ package enum CheckedPath {
         return current == wanted || fchmod(descriptor, wanted) == 0
     }
 
-    /// Sets the mode of what stands at `path` through a descriptor of it (see
-    /// ``setMode(of:to:onlyRemoving:)``); a link, a FIFO, another user's file or nothing at all
-    /// is left as it is.
-    ///
-    /// The descriptor only names the file (`O_PATH`): it neither opens a FIFO nor, when closed,
-    /// drops the `fcntl` locks LMDB and SQLite hold on their files in this process (closing any
-    /// ordinary descriptor of a file does, which would let another process take this one's
-    /// reader slots for a dead process's).
+    /// Sets the mode of what stands at `path` (see ``setMode(of:to:onlyRemoving:)``), never
+    /// following a link at its last component nor opening a FIFO (``Platform/setMode(at:wanted:)``
+    /// says how); a link, a FIFO, another user's file or nothing at all is left as it is.
     package static func setMode(at path: String, to mode: mode_t, onlyRemoving: Bool = false) {
-        #if os(Linux)
-        let descriptor = open(path, pathOnly | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        guard let (current, wanted) = modes(descriptor, mode: mode, onlyRemoving: onlyRemoving), current != wanted
-        else { return }
-        // `fchmod` refuses an O_PATH descriptor; its /proc name reaches the very file fstat saw.
-        chmod("/proc/self/fd/\(descriptor)", wanted)
-        #else
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        let type = info.st_mode & S_IFMT
-        guard info.st_uid == geteuid(), type == S_IFDIR || (type == S_IFREG && info.st_nlink == 1) else { return }
-        let current = info.st_mode & 0o7777
-        let wanted = onlyRemoving ? current & mode : mode
-        // Never follows a link swapped in since: at worst the link's own mode changes.
-        if current != wanted { fchmodat(AT_FDCWD, path, wanted, AT_SYMLINK_NOFOLLOW) }
-        #endif
+        Platform.setMode(at: path) { info in
+            guard let (current, wanted) = modes(info, mode: mode, onlyRemoving: onlyRemoving), current != wanted else { return nil }
+            return wanted
+        }
     }
 
     /// The mode of the file at `descriptor` and the one to give it; nil when it is not this
     /// user's folder or single-named regular file.
     private static func modes(_ descriptor: Int32, mode: mode_t, onlyRemoving: Bool) -> (current: mode_t, wanted: mode_t)? {
         var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_uid == geteuid() else { return nil }
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return modes(info, mode: mode, onlyRemoving: onlyRemoving)
+    }
+
+    private static func modes(_ info: stat, mode: mode_t, onlyRemoving: Bool) -> (current: mode_t, wanted: mode_t)? {
+        guard info.st_uid == geteuid() else { return nil }
         let type = info.st_mode & S_IFMT
         guard type == S_IFDIR || (type == S_IFREG && info.st_nlink == 1) else { return nil }
         let current = info.st_mode & 0o7777
         return (current, onlyRemoving ? current & mode : mode)
     }
-
-    #if os(Linux)
-    /// Linux's `O_PATH`, which Glibc's module does not export (it needs `_GNU_SOURCE`); this value
-    /// holds on every architecture Swift runs on.
-    private static let pathOnly: Int32 = 0o10_000_000
-    #endif
 
     /// What stands at `path` when it is not a regular file ("FIFO", "symbolic link" …); nil for
     /// a regular file or nothing. For the files LMDB and SQLite open by name, checked first.

@@ -44,26 +44,9 @@ struct SpaceReserve: Sendable {
         if url.isSymbolicLink { unlink(url.path) }
         guard let descriptor = try? StoreFiles.openFile(url, sharing: sharing) else { return false }
         defer { close(descriptor) }
-        if allocate(descriptor, bytes: bytes) { return true }
+        if Platform.preallocate(descriptor, bytes: bytes) { return true }
         // A partial allocation is worse than none: it takes space without being counted on.
         ftruncate(descriptor, 0)
         return false
-    }
-
-    private func allocate(_ descriptor: Int32, bytes: Int) -> Bool {
-        #if os(Linux)
-        return posix_fallocate(descriptor, 0, off_t(bytes)) == 0
-        #else
-        // No posix_fallocate: write the bytes, which allocates them as surely.
-        let chunk = [UInt8](repeating: 0, count: 64 << 10)
-        var offset = 0
-        while offset < bytes {
-            let count = min(chunk.count, bytes - offset)
-            let written = chunk.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, count, off_t(offset)) }
-            guard written == count else { return false }
-            offset += count
-        }
-        return fsync(descriptor) == 0
-        #endif
     }
 }

@@ -181,26 +181,6 @@ final class FlushMarker: Sendable {
     static func currentBootID() -> String { bootOfThisProcess }
 
     private static func readBootID() -> String {
-        #if os(Linux)
-        if let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) {
-            let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !id.isEmpty { return id }
-        }
-        if let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-            let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") })
-        {
-            return "btime-" + line.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        }
-        return unknownBoot
-        #elseif canImport(Darwin)
-        var size = 0
-        sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0)
-        var buffer = [CChar](repeating: 0, count: max(size, 1))
-        sysctlbyname("kern.bootsessionuuid", &buffer, &size, nil, 0)
-        let id = String(cString: buffer)
-        return id.isEmpty ? unknownBoot : id
-        #else
-        return unknownBoot
-        #endif
+        Platform.bootIdentifier() ?? unknownBoot
     }
 }

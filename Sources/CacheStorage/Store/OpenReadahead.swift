@@ -4,7 +4,7 @@ import Foundation
 /// them, so the reads of a cold open (the flush marker, LMDB's lock file and meta pages, SQLite's
 /// header and schema pages and the log's header) overlap instead of waiting one after another.
 ///
-/// Only a hint: `posix_fadvise(WILLNEED)` queues the reads and returns; nothing is read into this
+/// Only a hint (``Platform/adviseWillNeed(_:bytes:)``): the kernel queues the reads and returns; nothing is read into this
 /// process, and a file that is missing or cannot be opened is skipped.
 enum OpenReadahead {
     /// How much of each file's head to ask for: the pages opening reads first (LMDB's meta pages,
@@ -14,15 +14,13 @@ enum OpenReadahead {
     static let headBytes = 64 << 10
 
     static func start(_ layout: StoreLayout) {
-        #if os(Linux)
         // In the order opening reads them.
         let files = [layout.flushState, layout.lmdbLockFile, layout.dataFile, layout.index] + layout.indexSidecars
         for file in files {
             // Whatever is not a regular file is left for opening to refuse, never waited on here.
             guard let descriptor = try? CheckedPath.openFile(file.path, flags: O_RDONLY) else { continue }
-            _ = posix_fadvise(descriptor, 0, off_t(headBytes), POSIX_FADV_WILLNEED)
+            Platform.adviseWillNeed(descriptor, bytes: headBytes)
             close(descriptor)
         }
-        #endif
     }
 }

@@ -74,12 +74,6 @@ enum StoreFiles {
     /// Whether this process may create and change files in `url` (false on a read-only mount or
     /// in a folder of another user).
     static func isWritableDirectory(_ url: URL) -> Bool {
-        access(url.path, W_OK | X_OK) == 0 && !isReadOnlyMount(url)
-    }
-
-    private static func isReadOnlyMount(_ url: URL) -> Bool {
-        var info = statvfs()
-        guard statvfs(url.path, &info) == 0 else { return false }
-        return info.f_flag & UInt(ST_RDONLY) != 0
+        access(url.path, W_OK | X_OK) == 0 && !Platform.isReadOnlyMount(url.path)
     }
 }

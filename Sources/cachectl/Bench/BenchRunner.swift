@@ -158,10 +158,10 @@ private final class EvictionDone: @unchecked Sendable {
 /// Drops a closed store's files from the page cache, so the next open reads from the disk.
 enum PageCache {
     /// Syncs each regular file under `folder` and tells the kernel its cached pages are not needed
-    /// (`posix_fadvise(DONTNEED)` drops clean pages only, hence the sync). False where unsupported.
+    /// (`Platform.dropCachedPages`). False where unsupported.
     static func drop(filesUnder folder: URL) -> Bool {
-        #if os(Linux)
         guard let names = FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] else { return false }
+        var dropped = true
         for name in names {
             let path = folder.appendingPathComponent(name).path
             let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -169,13 +169,9 @@ enum PageCache {
             defer { close(descriptor) }
             var info = stat()
             guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            fdatasync(descriptor)
-            posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
+            dropped = Platform.dropCachedPages(descriptor) && dropped
         }
-        return true
-        #else
-        return false
-        #endif
+        return dropped
     }
 
     /// Reads every regular file under `folder` once, bringing it back into the page cache.
