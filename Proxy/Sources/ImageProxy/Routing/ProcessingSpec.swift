@@ -12,7 +12,7 @@ import ImageDecoding
 ///
 /// Sizes are whole pixels from 1 to ``maxSide``; an image is never enlarged. Without a format,
 /// the answer is the stored thumbnail's (JPEG, or PNG for an image with transparency), unless the
-/// request's `Accept` rules that out (see ``OutputFormat/negotiate(explicit:stored:accept:)``).
+/// request's `Accept` rules that out (see `OutputFormat.negotiate(explicit:stored:accept:)`).
 public struct ProcessingSpec: Sendable, Hashable {
     /// What the pipeline makes; nil for `original` (the source's bytes, never decoded).
     public var processing: ImageProcessing?
