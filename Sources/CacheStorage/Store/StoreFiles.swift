@@ -17,7 +17,13 @@ enum StoreFiles {
     /// same folder mode: `~/.cache` made for a private store is 0700, as the XDG spec asks.
     static func makeDirectory(_ url: URL, sharing: FileSharing) throws {
         let path = url.path
-        if mkdir(path, sharing.directoryMode) != 0 {
+        if mkdir(path, sharing.directoryMode) == 0 {
+            // The new folder's entry in its parent reaches the disk before anything is written
+            // inside it: after a power loss, files synced in a folder whose own entry was lost
+            // are lost with it. A parent this user may not read cannot be synced, and is not the
+            // store's: the folder is used all the same.
+            try? sync(url.deletingLastPathComponent(), operation: "sync the folder holding")
+        } else {
             let code = errno
             if code == ENOENT {
                 try CheckedPath.createFolder(url.deletingLastPathComponent().path, mode: sharing.directoryMode)
