@@ -164,7 +164,7 @@ let package = Package(
         // libFuzzer targets (tools/fuzz builds them with the fuzzer and address sanitizers; an
         // ordinary build makes small executables that do nothing).
         .executableTarget(name: "fuzz-image-validator", dependencies: ["ImageFormats"], path: "Sources/Fuzz/ImageValidatorFuzz"),
-        .executableTarget(name: "fuzz-image-decoder", dependencies: ["ImageDecoding"], path: "Sources/Fuzz/ImageDecoderFuzz"),
+        .executableTarget(name: "fuzz-image-decoder", dependencies: ["ImageDecoding", "ImageFormats"], path: "Sources/Fuzz/ImageDecoderFuzz"),
         .executableTarget(name: "fuzz-http-headers", dependencies: ["HTTPCaching"], path: "Sources/Fuzz/HTTPHeadersFuzz"),
         .executableTarget(name: "fuzz-entry-record", dependencies: ["CacheStorage"], path: "Sources/Fuzz/EntryRecordFuzz"),
         .executableTarget(name: "fuzz-manifest", dependencies: ["CacheArchive"], path: "Sources/Fuzz/ManifestFuzz"),
