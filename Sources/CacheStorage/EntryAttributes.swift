@@ -25,8 +25,6 @@ public struct EntryAttributes: Sendable, Hashable {
     public var pixelHeight: Int?
     /// The caller's cost for the entry (for example decoded bytes); `nil` means its byte count.
     public var cost: Int?
-    /// A caller-chosen time-to-live, recorded for the policy layer.
-    public var timeToLive: Duration?
 
     /// Creates attributes; every field is optional.
     public init(
@@ -39,8 +37,7 @@ public struct EntryAttributes: Sendable, Hashable {
         format: String? = nil,
         pixelWidth: Int? = nil,
         pixelHeight: Int? = nil,
-        cost: Int? = nil,
-        timeToLive: Duration? = nil
+        cost: Int? = nil
     ) {
         self.expiresAt = expiresAt
         self.etag = etag
@@ -52,6 +49,5 @@ public struct EntryAttributes: Sendable, Hashable {
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.cost = cost
-        self.timeToLive = timeToLive
     }
 }

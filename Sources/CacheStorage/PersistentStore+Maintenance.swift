@@ -56,9 +56,10 @@ extension PersistentStore {
                 try txn.forEachRecord(databases) { digest, stored in
                     let value = stored.bytes
                     report.entriesChecked += 1
-                    let location = BlobLocation(record: value, digest: digest)
-                    if let number = location.number { named.insert(number) }
-                    guard let metadata = EntryRecord.decode(value), KeyDigest(key: metadata.key) == digest else {
+                    let location = BlobLocation(record: value)
+                    if let location { named.insert(location.number) }
+                    guard let location, let metadata = EntryRecord.decode(value), KeyDigest(key: metadata.key) == digest
+                    else {
                         report.problems.append(.unreadableRecord(digest: digest.hexString))
                         damaged.append(digest)
                         return true
@@ -75,8 +76,6 @@ extension PersistentStore {
                             indexProblems = true
                         }
                     }
-                    // A log this process cannot see (created by another since it opened): not checked.
-                    guard location.database(databases) != nil else { return true }
                     guard let blob = try txn.bytes(of: stored, at: location, databases) else {
                         report.problems.append(.missingBlob(key: metadata.key))
                         damaged.append(digest)
@@ -93,15 +92,7 @@ extension PersistentStore {
                     }
                     return true
                 }
-                try txn.forEach(databases.blobs) { keyBytes, _ in
-                    if let digest = KeyDigest(bytes: keyBytes), try txn.record(of: digest, databases) == nil {
-                        report.problems.append(.orphanBlob(digest: digest.hexString))
-                        damaged.append(digest)
-                    }
-                    return true
-                }
                 for (log, name) in [(databases.blobLog, "log"), (databases.recordLog, "record")] {
-                    guard let log else { continue }
                     try txn.forEach(log) { keyBytes, _ in
                         if let number = BlobLocation.number(fromKey: keyBytes), !named.contains(number) {
                             report.problems.append(.orphanBlob(digest: "\(name)#\(number)"))

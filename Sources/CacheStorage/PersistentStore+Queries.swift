@@ -122,9 +122,11 @@ extension PersistentStore {
             let counters = try connection.prepare("SELECT name, value FROM counters")
             var hits = 0
             var misses = 0
+            var movedAside = 0
             while try counters.step() {
                 if counters.string(0) == "hits" { hits = Int(counters.int64(1)) }
                 if counters.string(0) == "misses" { misses = Int(counters.int64(1)) }
+                if counters.string(0) == StoreOpener.movedAsideCounter { movedAside = Int(counters.int64(1)) }
             }
             return StoreStatistics(
                 entries: totals.entries, bytes: totals.bytes, formats: formats,
@@ -137,7 +139,8 @@ extension PersistentStore {
                 volumeBytes: nil, volumeAvailableBytes: nil, writeStatus: .writable,
                 entryLimit: core.configuration.entryLimit, mapBytes: 0, mapUsedBytes: 0, indexFileBytes: 0,
                 hits: hits, misses: misses,
-                derivedEntries: Int(derived.int64(0)), derivedBytes: Int(derived.int64(1)))
+                derivedEntries: Int(derived.int64(0)), derivedBytes: Int(derived.int64(1)),
+                storesMovedAside: movedAside)
         }
         let usage = try core.blobs.usage()
         stats.mapBytes = usage.mapBytes
@@ -167,7 +170,7 @@ private enum IndexValue {
 enum IndexRow {
     static let columns = """
         key, byte_size, checksum, stored_at, last_access, expires_at, etag, last_modified, response_date, \
-        content_type, format, pixel_width, pixel_height, cost, ttl_ms, response_headers, source_key, source_checksum
+        content_type, format, pixel_width, pixel_height, cost, response_headers, source_key, source_checksum
         """
 
     static func metadata(_ row: SQLiteStatement) -> EntryMetadata {
@@ -176,17 +179,16 @@ enum IndexRow {
             etag: row.string(6),
             lastModified: row.string(7),
             responseDate: row.optionalInt64(8).map(Date.init(millisecondsSince1970:)),
-            responseHeaders: row.bytes(15).map { Data($0) },
+            responseHeaders: row.bytes(14).map { Data($0) },
             contentType: row.string(9),
             format: row.string(10),
             pixelWidth: row.optionalInt64(11).map { Int($0) },
             pixelHeight: row.optionalInt64(12).map { Int($0) },
-            cost: row.optionalInt64(13).map { Int($0) },
-            timeToLive: row.optionalInt64(14).map { .milliseconds($0) })
+            cost: row.optionalInt64(13).map { Int($0) })
         return EntryMetadata(
             key: row.string(0) ?? "", byteCount: Int(row.int64(1)), checksum: UInt64(bitPattern: row.int64(2)),
             storedAt: Date(millisecondsSince1970: row.int64(3)),
             lastAccess: Date(millisecondsSince1970: row.int64(4)), attributes: attributes,
-            source: row.string(16).map { EntrySource(key: $0, checksum: UInt64(bitPattern: row.int64(17))) })
+            source: row.string(15).map { EntrySource(key: $0, checksum: UInt64(bitPattern: row.int64(16))) })
     }
 }

@@ -92,10 +92,7 @@ extension PersistentStore {
         guard let stored = try txn.record(of: digest, databases) else { return nil }
         let record = stored.bytes
         guard EntryRecord.isRecord(record, of: key) else { return nil }
-        let location = BlobLocation(record: record, digest: digest)
-        // In the blob log, which another process created after this one opened: a miss, not damage.
-        guard location.database(databases) != nil else { return nil }
-        guard let metadata = EntryRecord.decode(record, knownKey: key),
+        guard let location = BlobLocation(record: record), let metadata = EntryRecord.decode(record, knownKey: key),
             let blob = try txn.bytes(of: stored, at: location, databases), blob.count == metadata.byteCount
         else {
             damaged = true

@@ -25,8 +25,10 @@ public final class PersistentStore: Sendable {
 
     /// Opens the store in `directory`, creating it when missing.
     ///
-    /// A damaged store, or one written by a newer version, is moved aside into `quarantine/` and
-    /// replaced by an empty one (logged), unless `configuration.recovery` is ``RecoveryPolicy/throwError``.
+    /// A damaged store, or one written by another version (older or newer), is moved aside into
+    /// `quarantine/` and replaced by an empty one (logged, and counted in
+    /// ``StoreStatistics/storesMovedAside``), unless `configuration.recovery` is
+    /// ``RecoveryPolicy/throwError``.
     /// - Throws: ``StorageError``.
     public init(directory: URL, configuration: StoreConfiguration = StoreConfiguration()) throws {
         core = try StoreRegistry.acquire(directory: directory, configuration: configuration)
@@ -75,15 +77,8 @@ public final class PersistentStore: Sendable {
     }
 
     private func refuseChangedSource(_ outcome: WriteOutcome) throws {
-        switch outcome {
-        case let .sourceChanged(key, source):
+        if case let .sourceChanged(key, source) = outcome {
             throw StorageError.sourceChanged(key: key, source: source)
-        case let .derivedEntriesUnavailable(key):
-            throw StorageError.diskFull(
-                path: core.layout.dataFile.path,
-                operation: "record the derived entry '\(key.prefix(200))' (the store was opened on a full disk; reopen it once there is room) in")
-        default:
-            return
         }
     }
 

@@ -8,7 +8,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible, L
     case keyTooLong(byteCount: Int, limit: Int)
     /// The store's files are damaged and the configuration asked for an error instead of a rebuild.
     case corruptStore(path: String, reason: String)
-    /// The store was written by a newer version and the configuration asked for an error.
+    /// The store was written by another version (older or newer, of another on-disk format) and
+    /// the configuration asked for an error instead of a rebuild.
     case incompatibleStore(path: String, reason: String)
     /// Another process has the store open, so an operation that needs it alone was refused.
     case storeInUse(path: String, operation: String)
@@ -49,7 +50,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible, L
         case let .corruptStore(path, reason):
             return "The cache at \(path) is damaged (\(reason)); delete the folder or open it with recovery set to .rebuild."
         case let .incompatibleStore(path, reason):
-            return "The cache at \(path) was written by a newer version (\(reason)); use that version, or open with recovery set to .rebuild to start afresh."
+            return "The cache at \(path) was written by another version (\(reason)); use that version, or open with recovery set to .rebuild to move it aside and start afresh."
         case let .storeInUse(path, operation):
             return "Cannot \(operation) the cache at \(path) while another process has it open; close the other process and try again."
         case .closed:

@@ -57,6 +57,10 @@ public struct StoreStatistics: Sendable, Hashable {
     public var derivedEntries: Int = 0
     /// Bytes those derived entries hold, counted in ``bytes`` too.
     public var derivedBytes: Int = 0
+    /// Stores that opening found damaged or of another version's format, moved aside into
+    /// `quarantine/` and replaced by this one (empty then): counted in this store's index, so 0
+    /// for a store that replaced none.
+    public var storesMovedAside: Int = 0
 }
 
 /// Whether a store's writes go through.

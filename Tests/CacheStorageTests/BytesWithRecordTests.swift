@@ -6,8 +6,7 @@ import Testing
 
 /// Entries of up to `BlobLocation.withRecordLimit` bytes keep them after their record in its record
 /// log value: a read finds record and bytes in one value, a put appends one value, a deletion
-/// deletes one. Larger entries keep theirs in the blob log; a store written before (format 3, every
-/// blob in the blob log) reads as it is and moves an entry's bytes when new ones replace them.
+/// deletes one. Larger entries keep theirs in the blob log.
 @Suite("Bytes with their records")
 struct BytesWithRecordTests {
     static func key(_ number: Int) -> String { "https://cdn.example.com/small/\(number).jpg" }
@@ -17,7 +16,7 @@ struct BytesWithRecordTests {
         Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ number) })
     }
 
-    static func location(_ store: PersistentStore, _ key: String) throws -> BlobLocation {
+    static func location(_ store: PersistentStore, _ key: String) throws -> BlobLocation? {
         try BlobLogTests.location(store, key)
     }
 
@@ -31,7 +30,6 @@ struct BytesWithRecordTests {
         let layout = try RecordLogTests.layout(store)
         #expect(layout.loggedRecords == [1, 2, 3, 4, 5])
         #expect(layout.loggedBlobs == [2], "only the entry above the limit has a blob in the blob log")
-        #expect(layout.format == StoreInfo.currentFormat, "a new store is of the current format")
         #expect(try Self.location(store, Self.key(0)) == .withRecord(1))
         #expect(try Self.location(store, Self.key(1)) == .log(2))
         #expect(try Self.location(store, Self.key(2)) == .withRecord(3))
@@ -88,67 +86,5 @@ struct BytesWithRecordTests {
         #expect(try store.get(Self.key(1))?.data == Self.bytes(12))
         #expect(try store.statistics().entries == 2)
         #expect(try await store.verify().isClean)
-    }
-
-    @Test("a store whose small blobs are in the blob log (format 3) reads them there, and moves each when it is replaced")
-    func upgradesAFormat3Store() async throws {
-        let folder = TemporaryDirectory()
-        do {
-            let store = try PersistentStore(directory: folder.url, configuration: .strictWithPointersInRecords)
-            try await store.put((0..<3).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
-            try Self.rewriteAsFormat3(store)
-            store.close()
-        }
-        let store = try PersistentStore(directory: folder.url, configuration: .strictWithPointersInRecords)
-        defer { store.close() }
-        var layout = try RecordLogTests.layout(store)
-        #expect(layout.format == StoreInfo.recordLogFormat, "opening writes nothing")
-        #expect(layout.loggedRecords == [1, 2, 3] && layout.loggedBlobs == [1, 2, 3])
-        for number in 0..<3 {
-            #expect(try Self.location(store, Self.key(number)) == .log(UInt64(number + 1)))
-            #expect(try store.get(Self.key(number))?.data == Self.bytes(number))
-        }
-        #expect(try await store.verify().isClean)
-
-        // New attributes leave the bytes where they are; new bytes follow the new record.
-        #expect(try await store.updateAttributes(for: Self.key(1), to: EntryAttributes(etag: "\"v2\"")))
-        #expect(try Self.location(store, Self.key(1)) == .log(2))
-        try await store.put(NewEntry(key: Self.key(0), data: Self.bytes(40)))
-        #expect(try Self.location(store, Self.key(0)) == .withRecord(4))
-        layout = try RecordLogTests.layout(store)
-        #expect(layout.format == StoreInfo.bytesWithRecordFormat)
-        #expect(layout.loggedRecords == [2, 3, 4] && layout.loggedBlobs == [2, 3])
-        #expect(try store.get(Self.key(0))?.data == Self.bytes(40))
-        #expect(try store.get(Self.key(1))?.data == Self.bytes(1))
-        #expect(try store.metadata(for: Self.key(1))?.attributes.etag == "\"v2\"")
-        #expect(try await store.remove(Self.key(2)))
-        #expect(try RecordLogTests.layout(store).loggedBlobs == [2])
-        #expect(try await store.verify().isClean)
-    }
-
-    /// Moves every small entry's bytes from after its record to the blob log under the same
-    /// number, and marks the store format 3: what a version before bytes with records wrote.
-    static func rewriteAsFormat3(_ store: PersistentStore) throws {
-        let blobs = store.core.blobs
-        let databases = blobs.databases
-        try blobs.write { txn in
-            var moved: [(digest: KeyDigest, number: UInt64, record: [UInt8], bytes: [UInt8])] = []
-            try txn.forEachRecord(databases) { digest, stored in
-                guard case let .withRecord(number) = BlobLocation(record: stored.bytes, digest: digest) else { return true }
-                let bytes = try #require(stored.followingBytes)
-                moved.append((digest, number, EntryRecord.naming(blobNumber: number, in: Array(stored.bytes)), Array(bytes)))
-                return true
-            }
-            let log = try #require(databases.blobLog)
-            for entry in moved {
-                try txn.replaceRecord(entry.record, of: entry.digest, at: .log(entry.number), databases)
-                try BlobLocation.log(entry.number).withKey { key in
-                    try entry.bytes.withUnsafeBytes { try txn.put(log, key: key, value: $0) }
-                }
-            }
-            var info = try #require(try txn.storeInfo(databases))
-            info.format = StoreInfo.recordLogFormat
-            try txn.writeStoreInfo(info, databases)
-        }
     }
 }

@@ -1,3 +1,4 @@
+import CLMDB
 import Foundation
 import TestSupport
 import Testing
@@ -152,19 +153,71 @@ struct CorruptionTests {
     @Test("a blob store format from a newer version is refused or moved aside")
     func newerBlobFormat() async throws {
         let folder = try await Self.populatedStore()
-        do {
-            let store = try PersistentStore(directory: folder.url)
-            try store.core.blobs.write { txn in
-                var info = try #require(try txn.storeInfo(store.core.blobs.databases))
-                info.format = 7
-                try txn.writeStoreInfo(info, store.core.blobs.databases)
-            }
-            store.close()
-        }
-        #expect(throws: StorageError.self) {
+        try Self.rewriteStoreInfo(in: folder, format: UInt64(StoreInfo.currentFormat) + 1)
+        #expect {
             try PersistentStore(directory: folder.url, configuration: Self.strict())
+        } throws: { error in
+            guard case let StorageError.incompatibleStore(_, reason) = error else { return false }
+            return reason.contains("format \(StoreInfo.currentFormat + 1)")
         }
         try await Self.expectRebuiltEmpty(folder)
+    }
+
+    /// Stores as older versions left them: the format just before this one (every database there,
+    /// its store info marked so), and the first (only the four databases it had).
+    enum OlderStore: CaseIterable, Sendable {
+        case previousFormat, firstFormat
+    }
+
+    @Test("a store of an older format is refused or moved aside, counted, and a new one starts empty", arguments: OlderStore.allCases)
+    func olderFormat(_ older: OlderStore) async throws {
+        let folder = try await Self.populatedStore()
+        switch older {
+        case .previousFormat:
+            try Self.rewriteStoreInfo(in: folder, format: UInt64(StoreInfo.currentFormat) - 1)
+        case .firstFormat:
+            try Self.rewriteStoreInfo(in: folder, format: 1, droppingLaterDatabases: true)
+        }
+        #expect {
+            try PersistentStore(directory: folder.url, configuration: Self.strict())
+        } throws: { error in
+            guard case let StorageError.incompatibleStore(_, reason) = error else { return false }
+            return reason.contains(older == .firstFormat ? "no database" : "format \(StoreInfo.currentFormat - 1)")
+        }
+        #expect(Self.quarantined(folder).isEmpty, "refused: nothing moved")
+        try await Self.expectRebuiltEmpty(folder)
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        #expect(try store.statistics().storesMovedAside == 1)
+        #expect(try store.get("after") != nil, "the new store is of the current format: opened again as it is")
+        #expect(Self.quarantined(folder).count == 1)
+    }
+
+    /// Rewrites the store info of `folder`'s closed store as a store of `format` wrote it: the
+    /// format number, the sequences and the store's identity, then the number floor (from format 5
+    /// on). `droppingLaterDatabases`: without the databases formats after the first added.
+    static func rewriteStoreInfo(in folder: TemporaryDirectory, format: UInt64, droppingLaterDatabases: Bool = false) throws {
+        let blobs = try BlobStore(
+            directory: folder.url.appendingPathComponent("blobs"), durability: .eachCommit, initialMapBytes: 1 << 20,
+            flushMarker: nil)
+        defer { blobs.close() }
+        try blobs.write { txn in
+            let databases = blobs.databases
+            let info = try #require(try txn.storeInfo(databases))
+            var writer = ByteWriter()
+            writer.append(format)
+            writer.append(info.nextSequence)
+            writer.append(info.trimmedThrough)
+            writer.appendBytes(info.storeID)
+            if format >= 5 { writer.append(info.numberFloor) }
+            try Array("store-info".utf8).withUnsafeBytes { key in
+                try writer.bytes.withUnsafeBytes { try txn.put(databases.info, key: key, value: $0) }
+            }
+            guard droppingLaterDatabases else { return }
+            for database in [databases.dependents, databases.blobLog, databases.recordLog, databases.pointerTail] {
+                try LMDBError.check(mdb_drop(txn.handle, database, 1), "drop a database")
+            }
+        }
     }
 }
 

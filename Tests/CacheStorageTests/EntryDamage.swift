@@ -4,7 +4,7 @@ import Testing
 @testable import CacheStorage
 
 /// Damage done to an entry's bytes behind the store's back, wherever they live: after the record in
-/// the record log (small entries), in the blob log, or under the digest.
+/// the record log (small entries), or in the blob log.
 enum EntryDamage {
     /// Replaces `key`'s bytes with what `change` makes of them; bytes changed to nothing are
     /// removed (a record whose bytes followed it keeps saying they do).
@@ -14,11 +14,11 @@ enum EntryDamage {
         try blobs.write { txn in
             let digest = KeyDigest(key: key)
             let stored = try #require(try txn.record(of: digest, databases))
-            let location = BlobLocation(record: stored.bytes, digest: digest)
+            let location = try #require(BlobLocation(record: stored.bytes))
             var bytes = try #require(try txn.bytes(of: stored, at: location, databases)).map { $0 }
             change(&bytes)
             guard case let .withRecord(number) = location else {
-                let database = try #require(location.database(databases))
+                let database = location.database(databases)
                 if bytes.isEmpty {
                     #expect(try txn.deleteBlob(at: location, databases))
                 } else {
@@ -27,7 +27,7 @@ enum EntryDamage {
                 return
             }
             let record = Array(stored.bytes)
-            try bytes.withUnsafeBytes { try txn.replaceRecord(record, of: digest, at: .log(number), followedBy: $0, databases) }
+            try bytes.withUnsafeBytes { try txn.replaceRecord(record, of: digest, at: number, followedBy: $0, databases) }
         }
     }
 
@@ -37,7 +37,7 @@ enum EntryDamage {
         return try blobs.read { txn in
             let digest = KeyDigest(key: key)
             guard let stored = try txn.record(of: digest, blobs.databases) else { return false }
-            if case .withRecord = BlobLocation(record: stored.bytes, digest: digest) { return true }
+            if case .withRecord = BlobLocation(record: stored.bytes) { return true }
             return false
         }
     }

@@ -17,7 +17,6 @@ struct EntryRecordTests {
             attributes.pixelWidth = 640
             attributes.pixelHeight = 480
             attributes.cost = 7
-            attributes.timeToLive = .seconds(60)
             attributes.responseHeaders = Data("cache-control: max-age=60\r\n".utf8)
         }
         let now = Date(millisecondsSince1970: 1_800_000_000_123)

@@ -67,15 +67,15 @@ struct ManyEntriesTests {
                 }
                 return true
             }
-            try txn.forEach(try #require(databases.pointerTail)) { key, value in
+            try txn.forEach(databases.pointerTail) { key, value in
                 let number = try #require(BlobLocation.number(fromKey: key))
                 let digest = try #require(KeyDigest(bytes: value))
                 if try txn.loggedRecord(of: digest, number: number, databases) != nil { live.digests.insert(digest) }
                 return true
             }
             return (live: live,
-                    recordLog: try databases.recordLog.map { try txn.count($0) } ?? -1,
-                    log: try databases.blobLog.map { try txn.count($0) } ?? -1)
+                    recordLog: try txn.count(databases.recordLog),
+                    log: try txn.count(databases.blobLog))
         }
         #expect(layout.live.stale == 0)
         #expect(layout.live.records > 0, "no round merged the tail")

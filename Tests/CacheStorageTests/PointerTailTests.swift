@@ -29,7 +29,6 @@ struct PointerTailTests {
         var records = 0
         var tail = 0
         var floor: UInt64 = 0
-        var format: UInt32 = 0
     }
 
     static func counts(_ store: PersistentStore) throws -> Counts {
@@ -38,8 +37,8 @@ struct PointerTailTests {
         return try blobs.read { txn in
             let info = try txn.storeInfo(databases)
             return Counts(
-                records: try txn.count(databases.records), tail: try txn.count(try #require(databases.pointerTail)),
-                floor: info?.numberFloor ?? 0, format: info?.format ?? 0)
+                records: try txn.count(databases.records), tail: try txn.count(databases.pointerTail),
+                floor: info?.numberFloor ?? 0)
         }
     }
 
@@ -63,7 +62,6 @@ struct PointerTailTests {
         let counts = try Self.counts(store)
         #expect(counts.records == 0)
         #expect(counts.tail == 300)
-        #expect(counts.format == StoreInfo.pointerTailFormat)
         let expected = Dictionary(uniqueKeysWithValues: (0..<300).map { ($0, 1) })
         try Self.expectAll(store, expected, "open")
         store.close()
@@ -95,7 +93,7 @@ struct PointerTailTests {
         #expect(floors.count >= 3, "\(floors)")
         let blobs = store.core.blobs
         let last = try blobs.read { txn in
-            try txn.lastKey(try #require(blobs.databases.recordLog)).flatMap(BlobLocation.number(fromKey:))
+            try txn.lastKey(blobs.databases.recordLog).flatMap(BlobLocation.number(fromKey:))
         }
         #expect(counts.floor <= (last ?? 0) + 1)
         #expect(try await store.verify().isClean)
@@ -143,35 +141,6 @@ struct PointerTailTests {
         #expect(counts.records >= 80, "no round ran: \(counts)")
         #expect(counts.tail < 50)
         try await check(store, "merged")
-    }
-
-    @Test("a store from before the tail keeps its pointers in records; new puts go to the tail, and a round merges them beside the old")
-    func storeFromBeforeTheTail() async throws {
-        let folder = TemporaryDirectory("tail")
-        try OlderFormats.makeStore(in: folder.url, format: 2, entries: (0..<10).map { (Self.key($0), Self.bytes($0)) })
-        var store = try PersistentStore(directory: folder.url, configuration: Self.configuration())
-        #expect(try Self.counts(store).records == 10)
-        try await Self.put(store, 0..<5, generation: 2)
-        try await Self.put(store, 10..<15)
-        var expected = Dictionary(uniqueKeysWithValues: (0..<15).map { ($0, $0 < 5 ? 2 : 1) })
-        let counts = try Self.counts(store)
-        #expect(counts.tail == 10)
-        #expect(counts.format == StoreInfo.pointerTailFormat)
-        try Self.expectAll(store, expected, "tail beside records")
-        #expect(try store.entries().count == 15)
-        var report = try await store.verify()
-        #expect(report.isClean, "\(report.problems)")
-        store.close()
-        store = try PersistentStore(directory: folder.url, configuration: Self.configuration(threshold: 1))
-        defer { store.close() }
-        try await Self.put(store, 15..<16)
-        expected[15] = 1
-        // The merge runs after the batch's puts return: a flush, queued after, waits for it.
-        try await store.flush()
-        #expect(try Self.counts(store).tail == 0)
-        try Self.expectAll(store, expected, "merged")
-        report = try await store.verify()
-        #expect(report.isClean, "\(report.problems)")
     }
 
     @Test("the newest entry removed, its number is not given to the next put, which every index then finds")
@@ -228,7 +197,7 @@ struct PointerTailTests {
         try await Self.put(store, 0..<60)
         let blobs = store.core.blobs
         let digests = (0..<60).map { KeyDigest(key: Self.key($0)) }
-        let tail = try #require(blobs.databases.pointerTail)
+        let tail = blobs.databases.pointerTail
         func found(_ txn: LMDBTransaction) throws -> Int {
             try digests.filter { try txn.record(of: $0, blobs.databases) != nil }.count
         }
@@ -328,7 +297,7 @@ struct PointerTailTests {
 
 extension StoreConfiguration {
     /// Strict, each put writing its pointer into `records` (no pointer tail): for the tests of
-    /// `records` itself, of the logs, and of the formats before the tail.
+    /// `records` itself and of the logs.
     static var strictWithPointersInRecords: StoreConfiguration {
         var configuration = TestStores.strict()
         configuration.pointerMergeThreshold = 0

@@ -21,11 +21,10 @@ struct RecordLogTests {
         /// `records` values that are numbers, live or stale.
         var pointers = 0
         var stalePointers = 0
-        /// `records` values that are records (from before the record log).
-        var inlineRecords = 0
+        /// `records` values that are no number (damage: nothing writes one).
+        var otherValues = 0
         var loggedRecords: [UInt64] = []
         var loggedBlobs: [UInt64] = []
-        var format: UInt32 = 0
     }
 
     static func layout(_ store: PersistentStore) throws -> Layout {
@@ -34,8 +33,8 @@ struct RecordLogTests {
         return try blobs.read { txn in
             var layout = Layout()
             try txn.forEach(databases.records) { key, value in
-                guard case .log = RecordLocation(recordsValue: value) else {
-                    layout.inlineRecords += 1
+                guard RecordLocation.number(inRecordsValue: value) != nil else {
+                    layout.otherValues += 1
                     return true
                 }
                 layout.pointers += 1
@@ -44,25 +43,24 @@ struct RecordLogTests {
                 return true
             }
             for (database, numbers) in [(databases.recordLog, \Layout.loggedRecords), (databases.blobLog, \Layout.loggedBlobs)] {
-                guard let database else { continue }
                 try txn.forEach(database) { key, _ in
                     layout[keyPath: numbers].append(BlobLocation.number(fromKey: key) ?? 0)
                     return true
                 }
             }
-            layout.format = try txn.storeInfo(databases)?.format ?? 0
             return layout
         }
     }
 
-    static func recordLocation(_ store: PersistentStore, _ key: String) throws -> RecordLocation? {
+    /// The number `key`'s record is logged under.
+    static func recordNumber(_ store: PersistentStore, _ key: String) throws -> UInt64? {
         let blobs = store.core.blobs
-        return try blobs.read { try $0.record(of: KeyDigest(key: key), blobs.databases)?.location }
+        return try blobs.read { try $0.record(of: KeyDigest(key: key), blobs.databases)?.number }
     }
 
     /// Deletes `key`'s entry as an eviction slice does, keeping its pointer: journaled, so the index
-    /// follows. `raisingFloor` as the slice does; without it, as a store of format 4 was evicted,
-    /// whose numbers could be given again.
+    /// follows. `raisingFloor` as the slice does; without it, the deleted number may be given
+    /// again (as no eviction lets happen: the test of what a stale pointer reads then).
     static func deleteKeepingPointer(_ store: PersistentStore, _ key: String, raisingFloor: Bool = true) throws
         -> [LeftPointer]
     {
@@ -85,15 +83,15 @@ struct RecordLogTests {
         defer { store.close() }
         try await store.put((0..<10).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
         var layout = try Self.layout(store)
-        #expect(layout == Layout(pointers: 10, loggedRecords: Array(1...10), loggedBlobs: Array(1...10), format: StoreInfo.currentFormat))
-        #expect(try Self.recordLocation(store, Self.key(4)) == .log(5))
+        #expect(layout == Layout(pointers: 10, loggedRecords: Array(1...10), loggedBlobs: Array(1...10)))
+        #expect(try Self.recordNumber(store, Self.key(4)) == 5)
 
         // New attributes rewrite the record under its number; new bytes move it with its blob.
         #expect(try await store.updateAttributes(for: Self.key(4), to: EntryAttributes(etag: "\"v2\"")))
-        #expect(try Self.recordLocation(store, Self.key(4)) == .log(5))
+        #expect(try Self.recordNumber(store, Self.key(4)) == 5)
         #expect(try store.metadata(for: Self.key(4))?.attributes.etag == "\"v2\"")
         try await store.put(NewEntry(key: Self.key(5), data: Self.bytes(50)))
-        #expect(try Self.recordLocation(store, Self.key(5)) == .log(11))
+        #expect(try Self.recordNumber(store, Self.key(5)) == 11)
         #expect(try await store.remove(Self.key(6)))
         layout = try Self.layout(store)
         #expect(layout.pointers == 9 && layout.stalePointers == 0)
@@ -152,7 +150,7 @@ struct RecordLogTests {
         try await store.put(NewEntry(key: Self.key(0), data: Self.bytes(0, size: size)))
         try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(1, size: size)))
         // The newest entry goes, its number staying in records: the log's last key is 1 again, and
-        // no floor keeps number 2 from being given again, as in a store of format 4.
+        // no floor keeps number 2 from being given again (an eviction raises one first).
         #expect(
             try Self.deleteKeepingPointer(store, Self.key(1), raisingFloor: false)
                 == [LeftPointer(digest: KeyDigest(key: Self.key(1)), number: 2)])
@@ -161,7 +159,7 @@ struct RecordLogTests {
 
         // Number 2 is given again, to another entry: the stale number now finds that one's record.
         try await store.put(NewEntry(key: Self.key(2), data: Self.bytes(2, size: size)))
-        #expect(try Self.recordLocation(store, Self.key(2)) == .log(2))
+        #expect(try Self.recordNumber(store, Self.key(2)) == 2)
         #expect(try store.get(Self.key(1)) == nil)
         #expect(try !store.contains(Self.key(1)))
         #expect(try store.metadata(for: Self.key(1)) == nil)
@@ -169,7 +167,7 @@ struct RecordLogTests {
 
         // Storing the key again must not take the other entry's record or blob for its own.
         try await store.put(NewEntry(key: Self.key(1), data: Self.bytes(11, size: size)))
-        #expect(try Self.recordLocation(store, Self.key(1)) == .log(3))
+        #expect(try Self.recordNumber(store, Self.key(1)) == 3)
         #expect(try store.get(Self.key(1))?.data == Self.bytes(11, size: size))
         #expect(try store.get(Self.key(2))?.data == Self.bytes(2, size: size))
         let blobs = store.core.blobs
@@ -194,18 +192,18 @@ struct RecordLogTests {
         // Slice and sweep, the logs' last numbers included.
         #expect(try await store.evict(toEntries: 0).entries == 3)
         var layout = try Self.layout(store)
-        #expect(layout.pointers == 0 && layout.loggedRecords.isEmpty && layout.format >= StoreInfo.numberFloorFormat)
+        #expect(layout.pointers == 0 && layout.loggedRecords.isEmpty)
         let blobs = store.core.blobs
         #expect(try blobs.read { try $0.storeInfo(blobs.databases)?.numberFloor } == 4)
         try await store.put((0..<3).map { NewEntry(key: Self.key($0), data: Self.bytes($0 + 10, size: size)) })
-        #expect(try (0..<3).map { try Self.recordLocation(store, Self.key($0)) } == [.log(4), .log(5), .log(6)])
+        #expect(try (0..<3).map { try Self.recordNumber(store, Self.key($0)) } == [4, 5, 6])
 
         // Between a slice and its sweep: the newest entry goes, its number staying in records; the
         // key put again takes a new number, not the one left.
         let left = try Self.deleteKeepingPointer(store, Self.key(2))
         #expect(left == [LeftPointer(digest: KeyDigest(key: Self.key(2)), number: 6)])
         try await store.put(NewEntry(key: Self.key(2), data: Self.bytes(22, size: size)))
-        #expect(try Self.recordLocation(store, Self.key(2)) == .log(7))
+        #expect(try Self.recordNumber(store, Self.key(2)) == 7)
         let another = try Self.deleteKeepingPointer(store, Self.key(1))
         #expect(try Self.layout(store).stalePointers == 1)
         let deleted = try blobs.write { txn in
@@ -224,35 +222,6 @@ struct RecordLogTests {
         #expect(try await store.verify().isClean)
     }
 
-    @Test("a store from before the record log reads its records where they are, and logs each when it is replaced")
-    func upgradesAStoreWithoutTheRecordLog() async throws {
-        let folder = TemporaryDirectory()
-        // What a format-2 version wrote: records under digests naming their blobs' numbers.
-        try OlderFormats.makeStore(
-            in: folder.url, format: StoreInfo.blobLogFormat, entries: (0..<3).map { (Self.key($0), Self.bytes($0)) })
-        let store = try PersistentStore(directory: folder.url, configuration: .strictWithPointersInRecords)
-        defer { store.close() }
-        #expect(try Self.layout(store).format == StoreInfo.blobLogFormat, "opening writes nothing")
-        for number in 0..<3 { #expect(try store.get(Self.key(number))?.data == Self.bytes(number)) }
-        #expect(try await store.verify().isClean)
-
-        try await store.put(NewEntry(key: Self.key(0), data: Self.bytes(40)))
-        #expect(try await store.updateAttributes(for: Self.key(1), to: EntryAttributes(etag: "\"v2\"")))
-        var layout = try Self.layout(store)
-        #expect(layout.format == StoreInfo.recordLogFormat)
-        #expect(layout.inlineRecords == 2 && layout.pointers == 1)
-        #expect(layout.loggedRecords == [4] && layout.loggedBlobs == [2, 3, 4])
-        #expect(try Self.recordLocation(store, Self.key(1)) == .inline)
-        #expect(try store.metadata(for: Self.key(1))?.attributes.etag == "\"v2\"")
-        #expect(try store.get(Self.key(0))?.data == Self.bytes(40))
-        #expect(try await store.evict(toEntries: 1).entries == 2)
-        layout = try Self.layout(store)
-        #expect(layout.inlineRecords + layout.pointers == 1 && layout.stalePointers == 0)
-        #expect(layout.loggedBlobs.count == 1)
-        #expect(layout.format == StoreInfo.numberFloorFormat, "the eviction's floor: older versions no longer open it")
-        #expect(try await store.verify().isClean)
-    }
-
     @Test("verify reports a logged record that no number in records names, and repair deletes it")
     func orphanedLogRecord() async throws {
         let folder = TemporaryDirectory()
@@ -261,9 +230,10 @@ struct RecordLogTests {
         try await store.put((0..<3).map { NewEntry(key: Self.key($0), data: Self.bytes($0)) })
         let blobs = store.core.blobs
         try blobs.write { txn in
-            let log = try #require(blobs.databases.recordLog)
             let logged = KeyDigest(key: Self.key(9)).bytes + [1, 2, 3]
-            try BlobLocation.log(99).withKey { key in try logged.withUnsafeBytes { try txn.put(log, key: key, value: $0) } }
+            try BlobLocation.log(99).withKey { key in
+                try logged.withUnsafeBytes { try txn.put(blobs.databases.recordLog, key: key, value: $0) }
+            }
         }
         let report = try await store.verify(repair: true)
         #expect(report.problems == [.orphanBlob(digest: "record#99")])

@@ -23,13 +23,15 @@ struct MaintenanceTests {
         let blobs = store.core.blobs
         try blobs.write { txn in
             let databases = blobs.databases
-            let deleted = try txn.deleteBlob(at: txn.blobLocation(of: KeyDigest(key: Self.key(3)), databases), databases)
+            let deleted = try txn.deleteBlob(
+                at: try #require(try txn.blobLocation(of: KeyDigest(key: Self.key(3)), databases)), databases)
             #expect(deleted)
             var flipped = TestPayload.bytes(for: Self.key(5))!
             flipped[100] ^= 0x01
-            let location = try txn.blobLocation(of: KeyDigest(key: Self.key(5)), databases)
-            guard let database = location.database(databases) else { throw StorageError.closed }
-            try location.withKey { key in try flipped.withUnsafeBytes { try txn.put(database, key: key, value: $0) } }
+            let location = try #require(try txn.blobLocation(of: KeyDigest(key: Self.key(5)), databases))
+            try location.withKey { key in
+                try flipped.withUnsafeBytes { try txn.put(location.database(databases), key: key, value: $0) }
+            }
         }
         store.close()
         let path = ["--path", folder.url.path]

@@ -1,23 +1,22 @@
 import Foundation
 
 /// The binary form of an entry's metadata that LMDB keeps beside the blob, so that a read needs
-/// no SQLite lookup. Versioned by its first byte; unknown versions read as damaged records.
+/// no SQLite lookup. Versioned by its first byte, which names the store's one record layout (see
+/// ``StoreInfo/currentFormat``); bytes of any other version read as damaged records.
 /// `package` so that the package's fuzz target can reach the decoder.
 package enum EntryRecord {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     private enum Field: UInt16, CaseIterable {
         case expiresAt, etag, lastModified, responseDate, contentType, format
-        case pixelWidth, pixelHeight, cost, timeToLive, responseHeaders
-        /// Added with derived entries: a record without it reads as before; a version that
-        /// predates it reads a derived entry's record as damaged (and so never serves it).
+        case pixelWidth, pixelHeight, cost, responseHeaders
+        /// The entry this one was derived from (see ``EntrySource``).
         case source
-        /// Added with the blob log: the number of the entry's blob there (see ``BlobLocation``),
-        /// always the record's last 8 bytes. Set by the writer, which numbers blobs as it commits.
+        /// The number of the entry's blob in the blob log (see ``BlobLocation``), always the
+        /// record's last 8 bytes. Set by the writer, which numbers blobs as it commits.
         case blobNumber
-        /// Added with bytes beside their records: the entry's bytes follow the record in its
-        /// record log value (see ``BlobLocation``), and the record names its own number. No bytes
-        /// of its own in the record.
+        /// The entry's bytes follow the record in its record log value (see ``BlobLocation``), and
+        /// the record names its own number. No bytes of its own in the record.
         case bytesFollow
 
         /// The field's bit in the record's presence mask.
@@ -43,7 +42,6 @@ package enum EntryRecord {
         mark(.pixelWidth, attributes.pixelWidth != nil)
         mark(.pixelHeight, attributes.pixelHeight != nil)
         mark(.cost, attributes.cost != nil)
-        mark(.timeToLive, attributes.timeToLive != nil)
         mark(.responseHeaders, attributes.responseHeaders != nil)
         mark(.source, metadata.source != nil)
         writer.append(present)
@@ -56,7 +54,6 @@ package enum EntryRecord {
         if let value = attributes.pixelWidth { writer.append(Int64(value)) }
         if let value = attributes.pixelHeight { writer.append(Int64(value)) }
         if let value = attributes.cost { writer.append(Int64(value)) }
-        if let value = attributes.timeToLive { writer.append(value.wholeMilliseconds) }
         if let value = attributes.responseHeaders { writer.appendBytes(Array(value)) }
         if let source = metadata.source {
             writer.appendBytes(Array(source.key.utf8))
@@ -65,7 +62,7 @@ package enum EntryRecord {
         return writer.bytes
     }
 
-    /// Decodes a record; nil when the bytes are not a record this version understands.
+    /// Decodes a record; nil when the bytes are not a record of this layout.
     package static func decode(_ buffer: UnsafeRawBufferPointer) -> EntryMetadata? {
         decode(buffer, knownKey: nil)
     }
@@ -107,7 +104,6 @@ package enum EntryRecord {
         attributes.pixelWidth = int64(.pixelWidth).map { Int($0) }
         attributes.pixelHeight = int64(.pixelHeight).map { Int($0) }
         attributes.cost = int64(.cost).map { Int($0) }
-        attributes.timeToLive = int64(.timeToLive).map { Duration.milliseconds($0) }
         if has(.responseHeaders) {
             guard let bytes = reader.readBytes() else { return nil }
             attributes.responseHeaders = Data(bytes)

@@ -1,7 +1,7 @@
 import CLMDB
 
-/// Where an entry's bytes live: after its record in the record log, in the blob log under the
-/// number its record names, or, for a record from before the log, in `blobs` under the digest.
+/// Where an entry's bytes live: after its record in the record log, or in the blob log under the
+/// number its record names.
 ///
 /// The log keys blobs by numbers given in the order they were written, so a batch of puts appends
 /// its blobs to the log's last pages (`MDB_APPEND`) instead of writing a random leaf of a
@@ -15,46 +15,36 @@ import CLMDB
 enum BlobLocation: Equatable {
     case log(UInt64)
     case withRecord(UInt64)
-    case digest(KeyDigest)
 
     /// The largest entry whose bytes are stored with its record: a thumbnail's, not an original
     /// photo's. A record rewritten for new attributes carries its bytes along; 16 KiB more at a
     /// 304 is small beside the index row updated with it.
     static let withRecordLimit = 16 * 1024
 
-    /// Where the entry whose record is `record` keeps its bytes. A record that does not name a
-    /// number (from before the log, absent, or too damaged to say) points at the digest.
-    init(record: UnsafeRawBufferPointer?, digest: KeyDigest) {
-        if let record, let number = EntryRecord.blobNumber(in: record) {
-            self = EntryRecord.bytesFollow(in: record) ? .withRecord(number) : .log(number)
-        } else {
-            self = .digest(digest)
-        }
+    /// Where the entry whose record is `record` keeps its bytes; nil when there is no record, or
+    /// one too damaged to name a number (every stored record names one).
+    init?(record: UnsafeRawBufferPointer?) {
+        guard let record, let number = EntryRecord.blobNumber(in: record) else { return nil }
+        self = EntryRecord.bytesFollow(in: record) ? .withRecord(number) : .log(number)
     }
 
     /// The log number this location takes (a record with its bytes takes its record's).
-    var number: UInt64? {
+    var number: UInt64 {
         switch self {
         case let .log(number), let .withRecord(number): number
-        case .digest: nil
         }
     }
 
     /// The key under which the blob is stored in its database.
     func withKey<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        switch self {
-        case let .log(number), let .withRecord(number): try withUnsafeBytes(of: number.bigEndian) { try body($0) }
-        case let .digest(digest): try digest.withBytes(body)
-        }
+        try withUnsafeBytes(of: number.bigEndian) { try body($0) }
     }
 
-    /// The database that holds it; nil for a log blob in a process that opened the store before
-    /// another process created the log (it reads such an entry as a miss, never as damage).
-    func database(_ databases: BlobStore.Databases) -> MDB_dbi? {
+    /// The database that holds it.
+    func database(_ databases: BlobStore.Databases) -> MDB_dbi {
         switch self {
         case .log: databases.blobLog
         case .withRecord: databases.recordLog
-        case .digest: databases.blobs
         }
     }
 
@@ -75,12 +65,11 @@ extension LMDBTransaction {
         return try blob(at: location, databases)
     }
 
-    /// The blob at `location` in the blob log or `blobs`, or nil (bytes with their record: see
-    /// `bytes(of:digest:_:)`).
+    /// The blob at `location` in the blob log, or nil (bytes with their record: see
+    /// `bytes(of:at:_:)`).
     func blob(at location: BlobLocation, _ databases: BlobStore.Databases) throws -> UnsafeRawBufferPointer? {
         if case .withRecord = location { return nil }
-        guard let database = location.database(databases) else { return nil }
-        return try location.withKey { try get(database, key: $0) }
+        return try location.withKey { try get(location.database(databases), key: $0) }
     }
 
     /// Deletes the blob at `location`; returns whether it existed. `logCursor`, a cursor on the
@@ -91,27 +80,26 @@ extension LMDBTransaction {
         -> Bool
     {
         if case .withRecord = location { return false }
-        guard let database = location.database(databases) else { return false }
-        if case .log = location, let logCursor { return try location.withKey { try logCursor.delete($0) } }
-        return try location.withKey { try delete(database, key: $0) }
+        if let logCursor { return try location.withKey { try logCursor.delete($0) } }
+        return try location.withKey { try delete(location.database(databases), key: $0) }
     }
 
     /// The number the next put takes: one past the last key of either log (a logged record has its
-    /// blob's number) and of the pointer tail, and not below the store's number floor; nil without
-    /// a blob log. A number deleted from the logs' end is given again, unless a mass eviction
-    /// deleted it or the tail still holds it: the eviction raised the floor past it first (see
+    /// blob's number) and of the pointer tail, and not below the store's number floor. A number
+    /// deleted from the logs' end is given again, unless a mass eviction deleted it or the tail
+    /// still holds it: the eviction raised the floor past it first (see
     /// ``StoreInfo/numberFloor``), and so does the merge that prunes the tail (see ``PointerMerge``).
-    func firstFreeBlobNumber(_ databases: BlobStore.Databases) throws -> UInt64? {
-        guard let log = databases.blobLog else { return nil }
-        func last(_ database: MDB_dbi?) throws -> UInt64 {
-            try database.flatMap { try lastKey($0) }.flatMap(BlobLocation.number(fromKey:)) ?? 0
+    func firstFreeBlobNumber(_ databases: BlobStore.Databases) throws -> UInt64 {
+        func last(_ database: MDB_dbi) throws -> UInt64 {
+            try lastKey(database).flatMap(BlobLocation.number(fromKey:)) ?? 0
         }
         let floor = try storeInfo(databases)?.numberFloor ?? 0
-        return max(try last(log) + 1, try last(databases.recordLog) + 1, try last(databases.pointerTail) + 1, floor)
+        return max(
+            try last(databases.blobLog) + 1, try last(databases.recordLog) + 1, try last(databases.pointerTail) + 1, floor)
     }
 
-    /// Where the entry at `digest` keeps its bytes, as its current record says.
-    func blobLocation(of digest: KeyDigest, _ databases: BlobStore.Databases) throws -> BlobLocation {
-        BlobLocation(record: try record(of: digest, databases)?.bytes, digest: digest)
+    /// Where the entry at `digest` keeps its bytes, as its current record says; nil without one.
+    func blobLocation(of digest: KeyDigest, _ databases: BlobStore.Databases) throws -> BlobLocation? {
+        BlobLocation(record: try record(of: digest, databases)?.bytes)
     }
 }

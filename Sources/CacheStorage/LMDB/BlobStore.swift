@@ -7,8 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The LMDB environment: entry records (in the record log, or by digest from before it), blobs
-/// (in the blob log, or by digest from before it), the change journal and store info.
+/// The LMDB environment: entry records (in the record log, reached by digest through `records` and
+/// the pointer tail), blobs (in the blob log), the change journal and store info.
 ///
 /// Concurrency: LMDB is opened with `MDB_NOTLS`, so read transactions may run on any thread, and
 /// reset read transactions are pooled (`readPool`, guarded by its lock). Write transactions come
@@ -16,35 +16,33 @@ import Darwin
 /// `mapLock` is taken shared by every transaction and exclusively by a map resize, because LMDB
 /// must not resize while a transaction of this process is active.
 final class BlobStore: @unchecked Sendable {
-    /// The named databases inside the environment.
+    /// The named databases inside the environment: every store has all of them, created with it.
     struct Databases {
+        /// Each entry's record number under its digest (see ``RecordLocation``), once merged from
+        /// the pointer tail.
         let records: MDB_dbi
-        let blobs: MDB_dbi
         let journal: MDB_dbi
         let info: MDB_dbi
         /// Which entries were derived from which: keys are a source's digest then a derived
-        /// entry's, values empty. Nil in a store from before derived entries (which has none)
-        /// opened read-only, or opened on a disk too full to create it: derived puts are refused.
-        let dependents: MDB_dbi?
+        /// entry's, values empty.
+        let dependents: MDB_dbi
         /// Blobs under 8-byte big-endian numbers, in the order they were written (see
-        /// ``BlobLocation``). Nil in a store from before the log opened read-only, or opened on a
-        /// disk too full to create it: puts then write their blobs under their digests, as before.
-        let blobLog: MDB_dbi?
-        /// Records under their blobs' numbers (see ``RecordLocation``). Nil in a store from before
-        /// the record log opened read-only, or opened on a disk too full to create it: puts then
-        /// write their records into `records`, as before.
-        let recordLog: MDB_dbi?
+        /// ``BlobLocation``).
+        let blobLog: MDB_dbi
+        /// Records under their blobs' numbers (see ``RecordLocation``).
+        let recordLog: MDB_dbi
         /// Numbers of logged records under their entries' digests, not yet merged into `records`
-        /// (see ``PointerTailIndex``). Nil in a store from before the tail opened read-only, or opened
-        /// on a disk too full to create it: puts then write their pointers into `records`.
-        let pointerTail: MDB_dbi?
+        /// (see ``PointerTailIndex``).
+        let pointerTail: MDB_dbi
         /// This process's index of `pointerTail`, new with each opening of the environment.
         let tailIndex = PointerTailIndex()
     }
 
-    /// Why the environment could not be opened: damaged files, or an ordinary failure.
+    /// Why the environment could not be opened: damaged files, files of another layout (a store
+    /// written by an older or a newer version), or an ordinary failure.
     enum OpenFailure: Error {
         case damaged(String)
+        case otherLayout(String)
         case failed(StorageError)
     }
 
@@ -210,31 +208,29 @@ final class BlobStore: @unchecked Sendable {
                 ? .damaged(String(cString: mdb_strerror(code)))
                 : .failed(LMDBError.error(code, "begin the opening transaction"))
         }
-        var handles: [MDB_dbi] = []
-        for name in ["records", "blobs", "journal", "info"] {
+        var handles: [String: MDB_dbi] = [:]
+        func openDatabase(_ name: String, flags: UInt32) throws(OpenFailure) {
             var dbi: MDB_dbi = 0
-            code = mdb_dbi_open(txn, name, readOnly ? 0 : UInt32(MDB_CREATE), &dbi)
-            if code != 0 {
-                mdb_txn_abort(txn)
-                throw LMDBError.meansCorruption(code) || code == EINVAL || code == MDB_NOTFOUND
-                    ? .damaged("cannot open database '\(name)': \(String(cString: mdb_strerror(code)))")
-                    : .failed(LMDBError.error(code, "open database \(name)"))
-            }
-            handles.append(dbi)
-        }
-        // Opened, not created, here: a store from before derived entries or the logs lacks
-        // them (see `createDatabase`).
-        var added: [String: MDB_dbi] = [:]
-        for name in ["dependents", "blob_log", "record_log", "pointer_tail"] {
-            var dbi: MDB_dbi = 0
-            code = mdb_dbi_open(txn, name, 0, &dbi)
-            if code == 0 { added[name] = dbi }
+            code = mdb_dbi_open(txn, name, flags, &dbi)
+            if code == 0 { handles[name] = dbi }
             if code != 0 && code != MDB_NOTFOUND {
                 mdb_txn_abort(txn)
                 throw LMDBError.meansCorruption(code) || code == EINVAL
                     ? .damaged("cannot open database '\(name)': \(String(cString: mdb_strerror(code)))")
                     : .failed(LMDBError.error(code, "open database \(name)"))
             }
+        }
+        for name in databaseNames { try openDatabase(name, flags: 0) }
+        // A new environment has none of them: a writer creates them all in this transaction, so
+        // that a store has every one from its first commit on.
+        if handles.isEmpty && !readOnly {
+            for name in databaseNames { try openDatabase(name, flags: UInt32(MDB_CREATE)) }
+        }
+        if let missing = databaseNames.first(where: { handles[$0] == nil }) {
+            mdb_txn_abort(txn)
+            throw handles.isEmpty
+                ? .damaged("the blob store holds no databases")
+                : .otherLayout("the blob store has no database '\(missing)'")
         }
         // Nothing was written when every database existed: this commit needs no free space.
         code = mdb_txn_commit(txn)
@@ -243,33 +239,16 @@ final class BlobStore: @unchecked Sendable {
                 ? .damaged(String(cString: mdb_strerror(code)))
                 : .failed(LMDBError.error(code, "commit the opening transaction"))
         }
-        func opened(_ name: String) throws(OpenFailure) -> MDB_dbi? {
-            if let dbi = added[name] { return dbi }
-            return readOnly ? nil : try createDatabase(env, name)
-        }
         return Databases(
-            records: handles[0], blobs: handles[1], journal: handles[2], info: handles[3],
-            dependents: try opened("dependents"), blobLog: try opened("blob_log"), recordLog: try opened("record_log"),
-            pointerTail: try opened("pointer_tail"))
+            records: handles["records"]!, journal: handles["journal"]!, info: handles["info"]!,
+            dependents: handles["dependents"]!, blobLog: handles["blob_log"]!, recordLog: handles["record_log"]!,
+            pointerTail: handles["pointer_tail"]!)
     }
 
-    /// Creates a database that a store from before it lacks (`dependents`, `blob_log`,
-    /// `record_log`, `pointer_tail`). A disk too full for that one page must not keep the store
-    /// from opening (reads need none of them): it is then left out (derived puts are refused,
-    /// blobs, records and pointers are written as before) until the store is opened with room, and
-    /// nothing is lost.
-    private static func createDatabase(_ env: OpaquePointer, _ name: String) throws(OpenFailure) -> MDB_dbi? {
-        var txn: OpaquePointer?
-        var code = mdb_txn_begin(env, nil, 0, &txn)
-        guard code == 0, let txn else { throw .failed(LMDBError.error(code, "begin creating database \(name)")) }
-        var dbi: MDB_dbi = 0
-        code = mdb_dbi_open(txn, name, UInt32(MDB_CREATE), &dbi)
-        if code == 0 { code = mdb_txn_commit(txn) } else { mdb_txn_abort(txn) }
-        if code == 0 { return dbi }
-        let error = LMDBError.error(code, "create database \(name)")
-        if [ENOSPC, EDQUOT, EFBIG, MDB_MAP_FULL].contains(code) || error.isOutOfSpace { return nil }
-        throw LMDBError.meansCorruption(code) ? .damaged(String(cString: mdb_strerror(code))) : .failed(error)
-    }
+    /// The named databases every store holds (see ``Databases``).
+    private static let databaseNames = [
+        "records", "journal", "info", "dependents", "blob_log", "record_log", "pointer_tail",
+    ]
 
     private static func syncFlags(_ durability: Durability) -> UInt32 {
         switch durability {
@@ -381,9 +360,8 @@ final class BlobStore: @unchecked Sendable {
                     do {
                         let transaction = LMDBTransaction(handle: txn, isWrite: true)
                         // Before anything is written: the committed state, one transaction back.
-                        if let tail = databases.pointerTail {
-                            try databases.tailIndex.catchUp(transaction, tail: tail, snapshot: mdb_txn_id(txn) - 1)
-                        }
+                        try databases.tailIndex.catchUp(
+                            transaction, tail: databases.pointerTail, snapshot: mdb_txn_id(txn) - 1)
                         result = try body(transaction)
                     } catch let StorageError.lmdb(_, code, _) where code == MDB_MAP_FULL {
                         mdb_txn_abort(txn)

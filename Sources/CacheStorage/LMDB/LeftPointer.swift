@@ -22,7 +22,7 @@ extension LMDBTransaction {
     /// found on its current page.
     func deleteLeftPointer(_ left: LeftPointer, records: LMDBCursor) throws -> Bool {
         guard let value = try left.digest.withBytes({ try records.find($0) }),
-            RecordLocation(recordsValue: value) == .log(left.number)
+            RecordLocation.number(inRecordsValue: value) == left.number
         else { return false }
         try records.deleteFound()
         return true

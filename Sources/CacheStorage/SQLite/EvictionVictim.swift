@@ -6,11 +6,11 @@
 /// large, random-keyed tree, on pages a cold store reads from disk. The row keeps the number, so
 /// the record is found by number, in about the order eviction takes them, which halves LMDB's part
 /// of a mass eviction and the cold pages it reads. A logged record is filed under its
-/// entry's digest, so a number that no longer names that digest's record (a row behind LMDB, or
-/// written before the index kept numbers) is told apart, and the lookup by digest runs as before.
+/// entry's digest, so a number that no longer names that digest's record (a row behind LMDB) is
+/// told apart, and the lookup by digest runs instead.
 struct EvictionVictim: Hashable, Sendable {
     let row: IndexRowKey
-    /// Nil for a row written before the index kept numbers, or for a record from before the log.
+    /// Nil for a row whose record named no number (a damaged record: every stored one names one).
     let blobNumber: UInt64?
 
     var digest: KeyDigest { row.digest }

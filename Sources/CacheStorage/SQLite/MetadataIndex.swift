@@ -22,7 +22,8 @@ struct TotalsChange {
 final class MetadataIndex: @unchecked Sendable {
     enum OpenFailure: Error {
         case damaged(String)
-        case newer(Int)
+        /// An index of another schema version than ``IndexSchema/currentVersion`` (older or newer).
+        case otherSchema(Int)
         case failed(StorageError)
     }
 
@@ -104,15 +105,10 @@ final class MetadataIndex: @unchecked Sendable {
             if case .readOnlyFile = location {
                 sqlite3_busy_timeout(writer.handle, Self.busyTimeoutMilliseconds)
                 let version = try Int(writer.scalar("PRAGMA user_version") ?? 0)
-                if version > IndexSchema.currentVersion { throw OpenFailure.newer(version) }
-                guard version == IndexSchema.currentVersion else {
-                    throw StorageError.readOnly(path: path, reason: "the index needs a schema upgrade")
-                }
+                guard version == IndexSchema.currentVersion else { throw OpenFailure.otherSchema(version) }
             } else {
                 try Self.configure(writer)
-                let version = try Int(writer.scalar("PRAGMA user_version") ?? 0)
-                if version > IndexSchema.currentVersion { throw OpenFailure.newer(version) }
-                try Self.migrate(writer, from: version)
+                try Self.createSchemaIfNew(writer)
             }
             // Touch every table once: a damaged file fails here rather than on a later write.
             _ = try writer.scalar("SELECT count(*) FROM mirror_state")
@@ -213,16 +209,20 @@ final class MetadataIndex: @unchecked Sendable {
         try connection.execute("PRAGMA secure_delete = FAST")
     }
 
-    private static func migrate(_ connection: SQLiteConnection, from version: Int) throws {
-        guard version < IndexSchema.currentVersion else { return }
-        try connection.transaction {
-            // Re-read inside the write lock: another process may have migrated meanwhile.
-            let current = try Int(connection.scalar("PRAGMA user_version") ?? 0)
-            for step in current..<IndexSchema.currentVersion {
-                try connection.execute(IndexSchema.migrations[step])
+    /// Creates the schema in a new index file (`user_version` 0); throws ``OpenFailure/otherSchema(_:)``
+    /// for an index of another version.
+    private static func createSchemaIfNew(_ connection: SQLiteConnection) throws {
+        func version() throws -> Int { try Int(connection.scalar("PRAGMA user_version") ?? 0) }
+        if try version() == 0 {
+            try connection.transaction {
+                // Read again under the write lock: another process may have created it meanwhile.
+                guard try version() == 0 else { return }
+                try connection.execute(IndexSchema.creation)
+                try connection.execute("PRAGMA user_version = \(IndexSchema.currentVersion)")
             }
-            try connection.execute("PRAGMA user_version = \(IndexSchema.currentVersion)")
         }
+        let version = try version()
+        guard version == IndexSchema.currentVersion else { throw OpenFailure.otherSchema(version) }
     }
 
     /// Copies the write-ahead log back into the database when it has grown past `thresholdBytes`.
@@ -343,16 +343,16 @@ final class MetadataIndex: @unchecked Sendable {
         let statement = try writer.prepare(
             """
             INSERT INTO entries (digest, key, byte_size, checksum, stored_at, last_access, expires_at, etag,
-                last_modified, response_date, content_type, format, pixel_width, pixel_height, cost, ttl_ms,
+                last_modified, response_date, content_type, format, pixel_width, pixel_height, cost,
                 response_headers, source_key, source_checksum, blob_number)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
             ON CONFLICT (stored_at, digest) DO UPDATE SET key = excluded.key, byte_size = excluded.byte_size,
                 checksum = excluded.checksum,
                 last_access = max(entries.last_access, excluded.last_access),
                 expires_at = excluded.expires_at, etag = excluded.etag, last_modified = excluded.last_modified,
                 response_date = excluded.response_date, content_type = excluded.content_type,
                 format = excluded.format, pixel_width = excluded.pixel_width,
-                pixel_height = excluded.pixel_height, cost = excluded.cost, ttl_ms = excluded.ttl_ms,
+                pixel_height = excluded.pixel_height, cost = excluded.cost,
                 response_headers = excluded.response_headers, source_key = excluded.source_key,
                 source_checksum = excluded.source_checksum, blob_number = excluded.blob_number
             """)
@@ -371,15 +371,14 @@ final class MetadataIndex: @unchecked Sendable {
         try statement.bind(12, attributes.pixelWidth)
         try statement.bind(13, attributes.pixelHeight)
         try statement.bind(14, attributes.cost)
-        try statement.bind(15, attributes.timeToLive?.wholeMilliseconds)
         if let headers = attributes.responseHeaders {
-            try headers.withUnsafeBytes { try statement.bind(16, blob: $0) }
+            try headers.withUnsafeBytes { try statement.bind(15, blob: $0) }
         } else {
-            try statement.bind(16, blob: nil as UnsafeRawBufferPointer?)
+            try statement.bind(15, blob: nil as UnsafeRawBufferPointer?)
         }
-        try statement.bind(17, metadata.source?.key)
-        try statement.bind(18, metadata.source.map { Int64(bitPattern: $0.checksum) })
-        try statement.bind(19, blobNumber.map { Int64(bitPattern: $0) })
+        try statement.bind(16, metadata.source?.key)
+        try statement.bind(17, metadata.source.map { Int64(bitPattern: $0.checksum) })
+        try statement.bind(18, blobNumber.map { Int64(bitPattern: $0) })
         try statement.run()
         return TotalsChange(entries: oldSize == nil ? 1 : 0, bytes: Int64(metadata.byteCount) - (oldSize ?? 0))
     }

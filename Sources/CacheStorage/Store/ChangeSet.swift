@@ -17,14 +17,6 @@ struct ChangeSet {
     private var linksExist: Bool?
     /// The next number in the blob log, read from its last key at the first put (see ``BlobLocation``).
     private var nextBlobNumber: UInt64?
-    /// Whether a put wrote to the blob log: the store's format then says so (see ``StoreInfo``).
-    private(set) var wroteToBlobLog = false
-    /// Whether a put wrote to the record log (the same).
-    private(set) var wroteToRecordLog = false
-    /// Whether a put wrote an entry's bytes after its record (the same).
-    private(set) var wroteBytesWithRecord = false
-    /// Whether a put appended its pointer to the pointer tail (the same).
-    private(set) var wroteToTail = false
     /// The numbers this transaction's puts appended to the pointer tail, by digest: the tail's
     /// index holds only what was committed (see ``PointerTailIndex``).
     private var ownTail: [KeyDigest: UInt64] = [:]
@@ -40,12 +32,12 @@ struct ChangeSet {
     private(set) var keptPointers: [LeftPointer] = []
     /// Cursors on the blob and record logs, opened at the first deletion: an eviction deletes the
     /// oldest entries, from the logs' fronts, and finds most keys on the page the last one was on.
-    private var logCursors: (blobs: LMDBCursor?, records: LMDBCursor?)?
+    private var logCursors: (blobs: LMDBCursor, records: LMDBCursor)?
 
-    /// A put's prepared record and the blob log number it was given (nil without a log).
+    /// A put's prepared record and the blob log number it was given.
     struct PutRecord: Equatable {
         let record: [UInt8]
-        let blobNumber: UInt64?
+        let blobNumber: UInt64
     }
 
     /// Whether a digest touched again merges into its first journal item. An eviction's change
@@ -55,8 +47,8 @@ struct ChangeSet {
     /// replay merges the items of one digest however many there are (see `journalItems(after:)`).
     private let mergesTouches: Bool
 
-    /// Whether puts append their pointers to the pointer tail (when the store has one) rather
-    /// than write them into `records` (see ``PointerTailIndex``).
+    /// Whether puts append their pointers to the pointer tail rather than write them into
+    /// `records` (see ``PointerTailIndex``).
     private let pointersToTail: Bool
 
     init(txn: LMDBTransaction, databases: BlobStore.Databases, mergesTouches: Bool = true, pointersToTail: Bool = false) {
@@ -70,9 +62,6 @@ struct ChangeSet {
         switch operation {
         case let .put(entries):
             // Checked before anything is written: a put is refused whole or written whole.
-            if databases.dependents == nil, let derived = entries.first(where: { $0.source != nil }) {
-                return .derivedEntriesUnavailable(key: derived.key)
-            }
             for entry in entries {
                 if let source = entry.source,
                     !entries.contains(where: { $0.key == source.key && $0.checksum == source.checksum }), try !holds(source)
@@ -125,7 +114,7 @@ struct ChangeSet {
         let previousRecord = previous?.bytes
         let previousRow = previousRecord.flatMap { IndexRowKey(record: $0, digest: entry.digest) }
         // Read before anything is written: LMDB's buffers die with the transaction's next write.
-        let previousBlob = previousRecord.map { BlobLocation(record: $0, digest: entry.digest) }
+        let previousBlob = BlobLocation(record: previousRecord)
         let newRow = entry.record.withUnsafeBytes { IndexRowKey(record: $0, digest: entry.digest) }
         if try hasLinks(), let previous = previousRecord.flatMap(EntryRecord.decode) {
             try unlink(previous, digest: entry.digest)
@@ -134,53 +123,39 @@ struct ChangeSet {
                 try deleteDependents(of: entry.digest)
             }
         }
-        if let source = entry.source, let dependents = databases.dependents {  // present: checked in `apply`
+        if let source = entry.source {
             try Self.link(source: KeyDigest(key: source.key), dependent: entry.digest) { link in
-                try txn.put(dependents, key: link, value: UnsafeRawBufferPointer(start: nil, count: 0))
+                try txn.put(databases.dependents, key: link, value: UnsafeRawBufferPointer(start: nil, count: 0))
             }
             linksExist = true
         }
         var record = entry.record
         let blob: BlobLocation
-        var number: UInt64?
+        let number = try takeBlobNumber()
         // Small bytes follow the record in the record log (see `BlobLocation`).
-        let bytesFollow = databases.blobLog != nil && databases.recordLog != nil
-            && entry.data.count <= BlobLocation.withRecordLimit
-        if let log = databases.blobLog {
-            let taken = try takeBlobNumber()
-            number = taken
-            if bytesFollow {
-                blob = .withRecord(taken)
-                record = EntryRecord.naming(blobNumber: taken, in: record, bytesFollow: true)
-                wroteBytesWithRecord = true
-            } else {
-                blob = .log(taken)
-                record = EntryRecord.naming(blobNumber: taken, in: record)
-                try blob.withKey { key in
-                    try entry.data.withUnsafeBytes { try txn.put(log, key: key, value: $0, flags: UInt32(MDB_APPEND)) }
+        let bytesFollow = entry.data.count <= BlobLocation.withRecordLimit
+        if bytesFollow {
+            blob = .withRecord(number)
+            record = EntryRecord.naming(blobNumber: number, in: record, bytesFollow: true)
+        } else {
+            blob = .log(number)
+            record = EntryRecord.naming(blobNumber: number, in: record)
+            try blob.withKey { key in
+                try entry.data.withUnsafeBytes {
+                    try txn.put(databases.blobLog, key: key, value: $0, flags: UInt32(MDB_APPEND))
                 }
             }
-            wroteToBlobLog = true
-        } else {
-            blob = .digest(entry.digest)
-            try entry.digest.withBytes { key in
-                try entry.data.withUnsafeBytes { try txn.put(databases.blobs, key: key, value: $0) }
-            }
         }
-        let (location, inTail) = try entry.data.withUnsafeBytes { data in
+        let inTail = try entry.data.withUnsafeBytes { data in
             try txn.putRecord(
                 record, of: entry.digest, number: number, appending: true,
                 followedBy: bytesFollow ? data : nil, toTail: pointersToTail, databases)
         }
-        if location != .inline { wroteToRecordLog = true }
-        if inTail, let number {
-            ownTail[entry.digest] = number
-            wroteToTail = true
-        }
-        // The old record, when logged under another number: the pointer now names the new one.
-        if let previous = previous?.location, previous != location, previous != .inline {
+        if inTail { ownTail[entry.digest] = number }
+        // The old record, logged under another number: the pointer now names the new one.
+        if let previous = previous?.number, previous != number {
             try txn.deleteRecord(of: entry.digest, at: previous, keepingPointer: true, databases)
-            if case let .log(number) = previous { try dropTailPair(number) }
+            try dropTailPair(previous)
         }
         if let previousBlob, previousBlob != blob { try txn.deleteBlob(at: previousBlob, databases) }
         touch(entry.digest, leaving: previousRow == newRow ? nil : previousRow)
@@ -201,10 +176,10 @@ struct ChangeSet {
         }
         if let followingBytes {
             try followingBytes.withUnsafeBytes {
-                try txn.replaceRecord(encoded, of: digest, at: stored.location, followedBy: $0, databases)
+                try txn.replaceRecord(encoded, of: digest, at: stored.number, followedBy: $0, databases)
             }
         } else {
-            try txn.replaceRecord(encoded, of: digest, at: stored.location, databases)
+            try txn.replaceRecord(encoded, of: digest, at: stored.number, databases)
         }
         putRecords[digest] = nil
         touch(digest)
@@ -224,38 +199,33 @@ struct ChangeSet {
         let cursors = try openLogCursors()
         // By the number the victim's index row names, when it still names this digest's record.
         let logged = try blobNumber.flatMap { number in
-            try cursors.records.flatMap { try txn.loggedRecord(of: digest, number: number, cursor: $0) }
+            try txn.loggedRecord(of: digest, number: number, cursor: cursors.records)
         }
         let stored = try logged ?? storedRecord(digest)
         let record = stored?.bytes
         let row = record.flatMap { IndexRowKey(record: $0, digest: digest) }
-        let blob = BlobLocation(record: record, digest: digest)
+        let blob = BlobLocation(record: record)
         if linked, let previous = record.flatMap(EntryRecord.decode) { try unlink(previous, digest: digest) }
         // A record too damaged to give its size still counts as an entry.
         var size = record.map { EntryRecord.byteCount(in: $0) ?? 0 }
         if let stored {
-            var kept: LeftPointer?
-            if keepingPointer, case let .log(number) = stored.location { kept = LeftPointer(digest: digest, number: number) }
             try txn.deleteRecord(
-                of: digest, at: stored.location, keepingPointer: kept != nil, logCursor: cursors.records, databases)
-            if case let .log(number) = stored.location { try dropTailPair(number) }
-            if let kept { keptPointers.append(kept) }
+                of: digest, at: stored.number, keepingPointer: keepingPointer, logCursor: cursors.records, databases)
+            try dropTailPair(stored.number)
+            if keepingPointer { keptPointers.append(LeftPointer(digest: digest, number: stored.number)) }
         } else {
             // Nothing, or a stale pointer: that goes, and is not an entry.
             _ = try digest.withBytes { try txn.delete(databases.records, key: $0) }
         }
-        if try txn.deleteBlob(at: blob, logCursor: cursors.blobs, databases) { size = size ?? 0 }
+        if let blob, try txn.deleteBlob(at: blob, logCursor: cursors.blobs, databases) { size = size ?? 0 }
         if size != nil { touch(digest, leaving: row) }
         if linked { try deleteDependents(of: digest) }
         return size
     }
 
-    private mutating func openLogCursors() throws -> (blobs: LMDBCursor?, records: LMDBCursor?) {
+    private mutating func openLogCursors() throws -> (blobs: LMDBCursor, records: LMDBCursor) {
         if let logCursors { return logCursors }
-        let opened = (
-            blobs: try databases.blobLog.map { try LMDBCursor(txn, $0) },
-            records: try databases.recordLog.map { try LMDBCursor(txn, $0) }
-        )
+        let opened = (blobs: try LMDBCursor(txn, databases.blobLog), records: try LMDBCursor(txn, databases.recordLog))
         logCursors = opened
         return opened
     }
@@ -265,7 +235,7 @@ struct ChangeSet {
     /// Whether any entry is linked to a source (see `linksExist`).
     private mutating func hasLinks() throws -> Bool {
         if let linksExist { return linksExist }
-        let exists = try databases.dependents.map { try txn.count($0) > 0 } ?? false
+        let exists = try txn.count(databases.dependents) > 0
         linksExist = exists
         return exists
     }
@@ -278,7 +248,7 @@ struct ChangeSet {
 
     /// Deletes every entry derived from `digest` (and, through `delete`, what was derived from those).
     private mutating func deleteDependents(of digest: KeyDigest) throws {
-        guard let dependents = databases.dependents else { return }
+        let dependents = databases.dependents
         var found: [KeyDigest] = []
         try digest.withBytes { prefix in
             try txn.forEach(dependents, from: prefix) { key, _ in
@@ -300,8 +270,10 @@ struct ChangeSet {
 
     /// Removes the link from `metadata`'s source to the entry at `digest`, if it has a source.
     private func unlink(_ metadata: EntryMetadata, digest: KeyDigest) throws {
-        guard let source = metadata.source, let dependents = databases.dependents else { return }
-        try Self.link(source: KeyDigest(key: source.key), dependent: digest) { _ = try txn.delete(dependents, key: $0) }
+        guard let source = metadata.source else { return }
+        try Self.link(source: KeyDigest(key: source.key), dependent: digest) {
+            _ = try txn.delete(databases.dependents, key: $0)
+        }
     }
 
     /// The key under which `dependents` records that `dependent` was derived from `source`.
@@ -317,7 +289,7 @@ struct ChangeSet {
     /// finds there without reading the record log (see ``PointerMerge``). Numbers below the
     /// tail's first key (an eviction's victims, the oldest entries) have none to look for.
     private mutating func dropTailPair(_ number: UInt64) throws {
-        guard let tail = databases.pointerTail else { return }
+        let tail = databases.pointerTail
         let first: UInt64
         if let tailFirst {
             first = tailFirst
@@ -338,7 +310,6 @@ struct ChangeSet {
     func raiseFloorPastDroppedPairs(_ info: inout StoreInfo) {
         guard let highestDroppedTailNumber else { return }
         info.numberFloor = max(info.numberFloor, highestDroppedTailNumber + 1)
-        info.format = max(info.format, StoreInfo.numberFloorFormat)
     }
 
     /// The entry at `digest`'s record: logged by a put of this transaction, or as committed.
@@ -362,14 +333,9 @@ struct ChangeSet {
 
     /// A record that does not decode, a missing blob, or bytes that do not match the record.
     private func isDamaged(_ digest: KeyDigest) throws -> Bool {
-        // Without a record, a blob left under the digest is.
-        guard let stored = try storedRecord(digest) else {
-            return try txn.blob(at: .digest(digest), databases) != nil
-        }
-        // A log blob this process cannot see (the log was created after it opened) is not damage.
-        let location = BlobLocation(record: stored.bytes, digest: digest)
-        guard location.database(databases) != nil else { return false }
-        guard let metadata = EntryRecord.decode(stored.bytes), KeyDigest(key: metadata.key) == digest,
+        guard let stored = try storedRecord(digest) else { return false }
+        guard let location = BlobLocation(record: stored.bytes), let metadata = EntryRecord.decode(stored.bytes),
+            KeyDigest(key: metadata.key) == digest,
             let blob = try txn.bytes(of: stored, at: location, databases)
         else {
             return true
@@ -383,7 +349,7 @@ struct ChangeSet {
         // Past any pair this transaction already deleted from the tail: the store's floor says so
         // only once the transaction writes it (see `raiseFloorPastDroppedPairs`).
         let number = try nextBlobNumber
-            ?? max(txn.firstFreeBlobNumber(databases) ?? 1, highestDroppedTailNumber.map { $0 + 1 } ?? 0)
+            ?? max(txn.firstFreeBlobNumber(databases), highestDroppedTailNumber.map { $0 + 1 } ?? 0)
         nextBlobNumber = number + 1
         return number
     }

@@ -4,8 +4,8 @@
 /// with the store: when records were keyed by digest each deletion dirtied a leaf of that B-tree,
 /// one page per entry once the tree was much larger than the slice, so a slice of a fixed count took
 /// longer the larger the store. (Records are now deleted from the
-/// front of the record log, see ``RecordLocation``; the sizing stays for stores from before it, and
-/// for slices slowed by their index rows or a loaded disk.) Slices start at ``initial`` and are halved
+/// front of the record log, see ``RecordLocation``; the sizing stays for slices slowed by their
+/// index rows or a loaded disk.) Slices start at ``initial`` and are halved
 /// while one takes longer than ``slow`` (down to ``minimum``), doubled back while one takes under
 /// half of that: a put waits about the same whatever the store's size, and a small store's
 /// eviction is not slowed by slices smaller than it needs. A lower threshold shortens a put's wait

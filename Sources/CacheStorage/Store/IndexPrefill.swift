@@ -34,8 +34,7 @@ struct IndexPrefill {
             if case let .put(entries) = item.operation { entries } else { [] }
         }
         guard !puts.isEmpty else { return nil }
-        // Nil without a blob log: no put takes a number then.
-        let firstNumber: UInt64?
+        let firstNumber: UInt64
         do {
             firstNumber = try blobs.read { try $0.firstFreeBlobNumber(blobs.databases) }
         } catch {
@@ -44,7 +43,7 @@ struct IndexPrefill {
         var predicted: [KeyDigest: ChangeSet.PutRecord] = [:]
         for (offset, entry) in puts.enumerated() {
             predicted[entry.digest] = ChangeSet.PutRecord(
-                record: entry.record, blobNumber: firstNumber.map { $0 + UInt64(offset) })
+                record: entry.record, blobNumber: firstNumber + UInt64(offset))
         }
         guard index.beginWriteIfFree() else { return nil }
         let rows = predicted

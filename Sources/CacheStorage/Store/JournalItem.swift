@@ -5,8 +5,7 @@
 /// or changed, so the item names them by their stored-at times (see ``IndexRowKey``).
 ///
 /// Stored as the 16-byte digest, a format byte (1), then each left-behind stored-at time as 8
-/// bytes. A bare 16-byte digest was written by a version that keyed rows by digest alone: it
-/// cannot name the rows it removed, so its presence makes the index rebuild.
+/// bytes.
 struct JournalItem: Equatable {
     let digest: KeyDigest
     var rowsLeft: [Int64] = []
@@ -21,12 +20,11 @@ struct JournalItem: Equatable {
         for storedAt in rowsLeft { withUnsafeBytes(of: storedAt.littleEndian) { bytes.append(contentsOf: $0) } }
     }
 
-    /// Decodes an item; `.legacy` for a bare digest, nil for anything else this version cannot read.
-    static func decode(_ value: UnsafeRawBufferPointer) -> Decoded? {
-        guard value.count >= KeyDigest.byteCount,
+    /// Decodes an item; nil for bytes that are not one.
+    static func decode(_ value: UnsafeRawBufferPointer) -> JournalItem? {
+        guard value.count > KeyDigest.byteCount,
             let digest = KeyDigest(bytes: UnsafeRawBufferPointer(rebasing: value[..<KeyDigest.byteCount]))
         else { return nil }
-        if value.count == KeyDigest.byteCount { return .legacy(digest) }
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: value[KeyDigest.byteCount...]))
         guard reader.readUInt8() == format else { return nil }
         var item = JournalItem(digest: digest)
@@ -34,18 +32,6 @@ struct JournalItem: Equatable {
             guard let storedAt = reader.readInt64() else { return nil }
             item.rowsLeft.append(storedAt)
         }
-        return .item(item)
-    }
-
-    enum Decoded {
-        case item(JournalItem)
-        case legacy(KeyDigest)
-
-        var digest: KeyDigest {
-            switch self {
-            case let .item(item): item.digest
-            case let .legacy(digest): digest
-            }
-        }
+        return item
     }
 }

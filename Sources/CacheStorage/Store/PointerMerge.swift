@@ -38,8 +38,8 @@ struct PointerMerge {
     /// Writes the next slice (`sliceSize` pointers, or a 32nd of the round if more) of the
     /// round under way, or begins one when the tail holds at least `threshold` pairs.
     mutating func step(_ blobs: BlobStore, threshold: Int, sliceSize: Int) throws {
-        guard let tail = blobs.databases.pointerTail else { return }
         if pairs.isEmpty {
+            let tail = blobs.databases.pointerTail
             // Read into the array the last round used: its capacity is kept between rounds.
             let begun = try blobs.read { txn -> Bool in
                 let count = try txn.count(tail)
@@ -66,7 +66,7 @@ struct PointerMerge {
         let through = through
         try blobs.write { txn in
             let databases = blobs.databases
-            guard let tail = databases.pointerTail else { return }
+            let tail = databases.pointerTail
             for pair in slice {
                 try BlobLocation.log(pair.number).withKey { pointer in
                     // Still in the tail: still the digest's record (see `ChangeSet.dropTailPair`).
@@ -81,7 +81,6 @@ struct PointerMerge {
             }
             guard var info = try txn.storeInfo(databases) else { return }
             info.numberFloor = max(info.numberFloor, through + 1)
-            info.format = max(info.format, StoreInfo.numberFloorFormat)
             try txn.writeStoreInfo(info, databases)
         }
         written = slice.endIndex

@@ -23,7 +23,8 @@ public struct StoreConfiguration: Sendable {
     public var maxKeyBytes: Int = 16 * 1024
     /// When writes reach the disk. ``Durability/standard`` (synced every second) by default.
     public var durability: Durability = .standard
-    /// What opening does with a damaged or newer-version store. ``RecoveryPolicy/rebuild`` by default.
+    /// What opening does with a damaged store or one of another version. ``RecoveryPolicy/rebuild``
+    /// by default.
     public var recovery: RecoveryPolicy = .rebuild
     /// How many distinct recorded reads wake the writer to persist last-access times, which it
     /// does once the reads pause (within a second while they keep coming); they are also
@@ -90,7 +91,7 @@ public enum Durability: Sendable, Hashable {
     public static let standard = Durability.periodic(interval: .seconds(1))
 }
 
-/// What opening a store does when its files are damaged or come from a newer version.
+/// What opening a store does when its files are damaged or come from another version.
 public enum RecoveryPolicy: Sendable, Hashable {
     /// Move the bad files aside into `quarantine/`, log why, and open an empty store.
     case rebuild

@@ -210,11 +210,6 @@ final class StoreCore: Sendable {
                         txn: txn, databases: self.blobs.databases,
                         pointersToTail: self.configuration.pointerMergeThreshold > 0)
                     let outcomes = try items.map { try changes.apply($0.operation) }
-                    // A version that cannot find blobs or records in the logs must not open the store.
-                    if changes.wroteToBlobLog { info.format = max(info.format, StoreInfo.blobLogFormat) }
-                    if changes.wroteToRecordLog { info.format = max(info.format, StoreInfo.recordLogFormat) }
-                    if changes.wroteBytesWithRecord { info.format = max(info.format, StoreInfo.bytesWithRecordFormat) }
-                    if changes.wroteToTail { info.format = max(info.format, StoreInfo.pointerTailFormat) }
                     changes.raiseFloorPastDroppedPairs(&info)
                     try txn.appendJournal(changes.touched, info: &info, self.blobs.databases)
                     try txn.writeStoreInfo(info, self.blobs.databases)
@@ -691,12 +686,11 @@ final class StoreCore: Sendable {
             // No number in use is given again: the tail's indexes in other processes have read them.
             try txn.raiseNumberFloor(&info, blobs.databases)
             try txn.empty(blobs.databases.records)
-            if let tail = blobs.databases.pointerTail { try txn.empty(tail) }
-            try txn.empty(blobs.databases.blobs)
-            if let log = blobs.databases.blobLog { try txn.empty(log) }
-            if let log = blobs.databases.recordLog { try txn.empty(log) }
+            try txn.empty(blobs.databases.pointerTail)
+            try txn.empty(blobs.databases.blobLog)
+            try txn.empty(blobs.databases.recordLog)
             try txn.empty(blobs.databases.journal)
-            if let dependents = blobs.databases.dependents { try txn.empty(dependents) }
+            try txn.empty(blobs.databases.dependents)
             info.nextSequence += 1
             info.trimmedThrough = info.head
             try txn.writeStoreInfo(info, blobs.databases)

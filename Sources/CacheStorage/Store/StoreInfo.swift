@@ -7,33 +7,19 @@ import Foundation
 /// behind, see ``JournalItem``) to the journal under increasing sequence numbers; SQLite records
 /// the last sequence it mirrored. Entries at or below that are trimmed. That makes the SQLite index a replayable mirror of LMDB, whatever instant a process dies.
 struct StoreInfo: Equatable {
-    /// The newest on-disk layout this code reads and writes; a store with a higher number comes from
-    /// a newer version.
-    static let currentFormat: UInt32 = pointerTailFormat
-    /// The layout with the blob log (see ``BlobLocation``): 1 had every blob under its digest, and a
-    /// version that reads only that would take entries whose blobs are in the log for damaged.
-    /// Written by the first commit that puts a blob in the log.
-    static let blobLogFormat: UInt32 = 2
-    /// The layout with the record log (see ``RecordLocation``): a version before it would take the
-    /// numbers in `records` for damaged records. Written by the first commit that logs a record.
-    static let recordLogFormat: UInt32 = 3
-    /// The layout with small entries' bytes after their records in the record log (see
-    /// ``BlobLocation``): a version before it would take those values for damaged records.
-    /// Written by the first commit that stores bytes so.
-    static let bytesWithRecordFormat: UInt32 = 4
-    /// The layout in which a number a mass eviction deleted is never given again (``numberFloor``):
-    /// a version before it would give it again, and the eviction's sweep, which takes a pointer
-    /// still naming that number for stale, would delete a live entry's. A new store has it; a
-    /// store from before gets it from its first eviction that leaves pointers to sweep.
-    static let numberFloorFormat: UInt32 = 5
-    /// The layout with the pointer tail (see ``PointerTailIndex``): a version before it would find no
-    /// entry whose pointer is still there. Written by the first commit that appends to it.
-    static let pointerTailFormat: UInt32 = 6
+    /// The one on-disk layout this code reads and writes. A store of any other number (older or
+    /// newer) is moved aside and replaced by an empty one, as a damaged one is (see ``StoreOpener``).
+    static let currentFormat: UInt32 = 7
+
+    /// What reading the store info of a store of another format throws: nothing after the format
+    /// number is read, since another format may lay it out otherwise.
+    struct OtherFormat: Error {
+        let format: UInt64
+    }
 
     var storeID: [UInt8]
     var nextSequence: UInt64
     var trimmedThrough: UInt64
-    var format: UInt32
     /// No log number below it is given again (see ``BlobLocation``): a mass eviction raises it past
     /// every number in the logs before it deletes any, so that a pointer it leaves in `records`
     /// stays stale until its sweep, whatever is put meanwhile (see ``LeftPointer``). 0 until the
@@ -46,37 +32,39 @@ struct StoreInfo: Equatable {
     static func fresh() -> StoreInfo {
         var generator = SystemRandomNumberGenerator()
         let id = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return StoreInfo(storeID: id, nextSequence: 1, trimmedThrough: 0, format: currentFormat)
+        return StoreInfo(storeID: id, nextSequence: 1, trimmedThrough: 0)
     }
 }
 
 extension LMDBTransaction {
     private static let infoKey = Array("store-info".utf8)
 
+    /// The store info; nil in a store that has none yet.
+    /// - Throws: ``StoreInfo/OtherFormat`` for a store of another format.
     func storeInfo(_ databases: BlobStore.Databases) throws -> StoreInfo? {
         guard let value = try Self.infoKey.withUnsafeBytes({ try get(databases.info, key: $0) }) else { return nil }
         var reader = ByteReader(value)
+        guard let format = reader.readUInt64() else {
+            throw StorageError.lmdb(operation: "read store info", code: MDB_CORRUPTED, message: "unreadable store info")
+        }
+        guard format == StoreInfo.currentFormat else { throw StoreInfo.OtherFormat(format: format) }
         // A sequence of 0 or one near the top of its range, or a trim past the head, was not
         // written by this code: damage, never a trap on the arithmetic that follows.
-        guard let format = reader.readUInt64(), let next = reader.readUInt64(), let trimmed = reader.readUInt64(),
-            let id = reader.readBytes(), next >= 1, next < UInt64(Int64.max), trimmed < next
+        guard let next = reader.readUInt64(), let trimmed = reader.readUInt64(), let id = reader.readBytes(),
+            let floor = reader.readUInt64(), reader.isAtEnd, next >= 1, next < UInt64(Int64.max), trimmed < next
         else {
             throw StorageError.lmdb(operation: "read store info", code: MDB_CORRUPTED, message: "unreadable store info")
         }
-        // Written after the rest since format 5; absent before.
-        let floor = reader.readUInt64() ?? 0
-        return StoreInfo(
-            storeID: id, nextSequence: next, trimmedThrough: trimmed, format: UInt32(truncatingIfNeeded: format),
-            numberFloor: floor)
+        return StoreInfo(storeID: id, nextSequence: next, trimmedThrough: trimmed, numberFloor: floor)
     }
 
     func writeStoreInfo(_ info: StoreInfo, _ databases: BlobStore.Databases) throws {
         var writer = ByteWriter()
-        writer.append(UInt64(info.format))
+        writer.append(UInt64(StoreInfo.currentFormat))
         writer.append(info.nextSequence)
         writer.append(info.trimmedThrough)
         writer.appendBytes(info.storeID)
-        if info.numberFloor > 0 { writer.append(info.numberFloor) }
+        writer.append(info.numberFloor)
         try Self.infoKey.withUnsafeBytes { key in
             try writer.bytes.withUnsafeBytes { try put(databases.info, key: key, value: $0) }
         }
@@ -84,11 +72,9 @@ extension LMDBTransaction {
 
     /// Raises `info`'s number floor past every number in the logs, so that none of them is given
     /// again: for a mass eviction's transaction, before it deletes records whose pointers it leaves
-    /// (see ``LeftPointer``). The store's format then says so.
+    /// (see ``LeftPointer``).
     func raiseNumberFloor(_ info: inout StoreInfo, _ databases: BlobStore.Databases) throws {
-        guard let floor = try firstFreeBlobNumber(databases) else { return }
-        info.numberFloor = max(info.numberFloor, floor)
-        info.format = max(info.format, StoreInfo.numberFloorFormat)
+        info.numberFloor = max(info.numberFloor, try firstFreeBlobNumber(databases))
     }
 
     /// The sequence a journal key names (8 bytes, big-endian, so LMDB keeps the items in order);
@@ -134,17 +120,11 @@ extension LMDBTransaction {
         return digests
     }
 
-    /// Items journaled after `sequence`, merged by digest (replay is order-free); nil when an item
-    /// cannot name the rows it removed (see ``JournalItem``), so the index must be rebuilt.
-    func journalItems(after sequence: UInt64, _ databases: BlobStore.Databases) throws -> [JournalItem]? {
+    /// Items journaled after `sequence`, merged by digest (replay is order-free).
+    func journalItems(after sequence: UInt64, _ databases: BlobStore.Databases) throws -> [JournalItem] {
         var items: [KeyDigest: JournalItem] = [:]
         var order: [KeyDigest] = []
-        var readable = true
-        try forEachJournalItem(after: sequence, databases) { decoded in
-            guard case let .item(item) = decoded else {
-                readable = false
-                return
-            }
+        try forEachJournalItem(after: sequence, databases) { item in
             if items[item.digest] == nil {
                 order.append(item.digest)
                 items[item.digest] = item
@@ -152,11 +132,11 @@ extension LMDBTransaction {
                 items[item.digest]!.rowsLeft += item.rowsLeft
             }
         }
-        return readable ? order.map { items[$0]! } : nil
+        return order.map { items[$0]! }
     }
 
     private func forEachJournalItem(
-        after sequence: UInt64, _ databases: BlobStore.Databases, _ body: (JournalItem.Decoded) -> Void
+        after sequence: UInt64, _ databases: BlobStore.Databases, _ body: (JournalItem) -> Void
     ) throws {
         let start = (sequence + 1).bigEndian
         try withUnsafeBytes(of: start) { startKey in

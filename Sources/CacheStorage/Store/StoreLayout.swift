@@ -3,12 +3,12 @@ import Foundation
 /// Where a store keeps its files inside its directory.
 ///
 /// ```
-/// DIR/blobs/data.mdb, lock.mdb   LMDB: records, blobs, journal, info
+/// DIR/blobs/data.mdb, lock.mdb   LMDB: records, logs, pointer tail, journal, info, dependents
 /// DIR/index.sqlite (-wal, -shm)  SQLite: the index
 /// DIR/open.lock                  held exclusively while a process opens or recovers the store
 /// DIR/users.lock                 held shared by every process that has the store open
 /// DIR/flush.state, flush.lock    periodic durability's dirty/clean marker (see FlushMarker)
-/// DIR/quarantine/                damaged stores moved aside, newest kept
+/// DIR/quarantine/                damaged stores and stores of another format moved aside, newest kept
 /// DIR/space.reserve              given up so that deletions commit on a full disk (see SpaceReserve)
 /// ```
 ///

@@ -7,9 +7,8 @@ import Logging
 /// if present, is upserted at its row, and the rows the item names as left behind (by a deletion,
 /// or a replacement stored at another time; see ``JournalItem``) are deleted. Replay is idempotent
 /// and order-free, so any process may catch up for all of them, after any crash. When the journal
-/// cannot vouch for the gap (the index is from another store, is ahead of LMDB, fell behind a
-/// trim, or holds items from a version that could not name its rows), it rebuilds the index from
-/// LMDB's records instead.
+/// cannot vouch for the gap (the index is from another store, is ahead of LMDB, or fell behind a
+/// trim), it rebuilds the index from LMDB's records instead.
 struct StoreMirror {
     let blobs: BlobStore
     let index: MetadataIndex
@@ -62,7 +61,7 @@ struct StoreMirror {
                 let items = journalUsable && !forceRebuild && state.appliedSequence < info.head
                     && !(onlyOwn && own.journalNamesOnlyRemoved)
                     ? try txn.journalItems(after: state.appliedSequence, blobs.databases) : []
-                if forceRebuild || !journalUsable || items == nil {
+                if forceRebuild || !journalUsable {
                     if !forceRebuild && state.storeID != nil {
                         logger.notice(
                             "Rebuilding the metadata index from the blob store",
@@ -75,7 +74,7 @@ struct StoreMirror {
                 } else if state.appliedSequence < info.head {
                     var change = TotalsChange()
                     var leftBehind: [IndexRowKey] = []
-                    for item in items ?? [] {
+                    for item in items {
                         let digest = item.digest
                         if onlyOwn && own.removed.contains(digest) { continue }
                         let current: IndexRowKey?
@@ -85,7 +84,7 @@ struct StoreMirror {
                         } else {
                             let record = try txn.record(of: digest, blobs.databases)?.bytes
                             if record == nil && own.removed.contains(digest) { continue }
-                            // A record this version cannot read is not an entry to list: its row goes.
+                            // A record that does not decode is not an entry to list: its row goes.
                             let metadata = record.flatMap(EntryRecord.decode)
                             current = metadata.map { IndexRowKey($0, digest: digest) }
                             if let metadata, let record {

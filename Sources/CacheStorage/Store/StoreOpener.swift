@@ -2,11 +2,12 @@ import CLMDB
 import Foundation
 import Logging
 
-/// Opens a store's two halves, detecting damage and newer formats, and recovering per policy.
+/// Opens a store's two halves, detecting damage and other formats, and recovering per policy.
 ///
 /// Runs under `open.lock`, exclusively, so two processes never recover the same store at once.
-/// LMDB is the source of truth: a damaged or newer index alone is rebuilt from LMDB; a damaged
-/// or newer LMDB takes the index with it into quarantine.
+/// LMDB is the source of truth: a damaged index alone is rebuilt from LMDB; a damaged LMDB, or a
+/// store of another format than ``StoreInfo/currentFormat`` (older or newer: the store reads one
+/// format only), is moved aside whole into quarantine and an empty store takes its place.
 struct StoreOpener {
     let layout: StoreLayout
     let configuration: StoreConfiguration
@@ -28,8 +29,11 @@ struct StoreOpener {
 
     private enum Problem: Error {
         case damaged(String)
-        case newer(String)
+        case otherFormat(String)
     }
+
+    /// The index counter of stores opening moved aside (see ``StoreStatistics/storesMovedAside``).
+    static let movedAsideCounter = "stores-moved-aside"
 
     var reserve: SpaceReserve { SpaceReserve(url: layout.reserve, sharing: configuration.sharing) }
 
@@ -60,28 +64,39 @@ struct StoreOpener {
         // never replace the data file this process is about to map.
         usersLock.lockShared()
 
+        var movedAside = 0
         for attempt in 1...3 {
             do {
                 let (blobs, index, applied, spaceFailure) = try openParts()
+                if movedAside > 0 {
+                    // Counted in the new store's index; a disk too full for that row loses the
+                    // count, never the opening (the log says what happened either way).
+                    try? index.writer.transaction {
+                        try index.addToCounters([Self.movedAsideCounter: Int64(movedAside)])
+                    }
+                }
                 return Opened(
                     blobs: blobs, index: index, appliedSequence: applied, usersLock: usersLock, openLock: openLock,
                     readOnlyReason: nil, spaceFailure: spaceFailure)
             } catch let problem as Problem {
-                let (reason, isNewer): (String, Bool) =
+                let (reason, isOtherFormat): (String, Bool) =
                     switch problem {
                     case let .damaged(reason): (reason, false)
-                    case let .newer(reason): (reason, true)
+                    case let .otherFormat(reason): (reason, true)
                     }
                 guard configuration.recovery == .rebuild, attempt < 3 else {
                     usersLock.unlock()
-                    throw isNewer
+                    throw isOtherFormat
                         ? StorageError.incompatibleStore(path: layout.directory.path, reason: reason)
                         : StorageError.corruptStore(path: layout.directory.path, reason: reason)
                 }
                 let moved = try quarantine(
                     [layout.blobs, layout.index, layout.flushState] + layout.indexSidecars, reason: reason)
+                movedAside += 1
                 configuration.logger.error(
-                    "Cache store was unusable; moved it aside and started empty",
+                    isOtherFormat
+                        ? "Cache store was written by another version; moved it aside and started empty"
+                        : "Cache store was unusable; moved it aside and started empty",
                     metadata: ["reason": "\(reason)", "moved-to": "\(moved.path)"])
             } catch let error as StorageError where error.isPermissionProblem && storeExists {
                 usersLock.unlock()
@@ -123,14 +138,17 @@ struct StoreOpener {
                 flushMarker: nil, readOnly: true)
         } catch let .damaged(damage) {
             throw StorageError.corruptStore(path: path, reason: "blob store: \(damage)")
+        } catch let .otherLayout(reason) {
+            throw StorageError.incompatibleStore(path: path, reason: reason)
         } catch let .failed(error) {
             throw error
         }
         do {
-            let info = try blobs.read { txn in try txn.storeInfo(blobs.databases) }
-            if let info, info.format > StoreInfo.currentFormat {
-                throw StorageError.incompatibleStore(
-                    path: path, reason: "blob store format \(info.format), this version reads \(StoreInfo.currentFormat)")
+            let info: StoreInfo?
+            do {
+                info = try blobs.read { txn in try txn.storeInfo(blobs.databases) }
+            } catch let other as StoreInfo.OtherFormat {
+                throw StorageError.incompatibleStore(path: path, reason: Self.describe(other))
             }
             var index: MetadataIndex?
             if let info, let onDisk = try? MetadataIndex(.readOnlyFile(path: layout.index.path)),
@@ -179,13 +197,16 @@ struct StoreOpener {
                 flushMarker: marker, sharing: configuration.sharing)
         } catch let .damaged(reason) {
             throw Problem.damaged("blob store: \(reason)")
+        } catch let .otherLayout(reason) {
+            throw Problem.otherFormat(reason)
         } catch let .failed(error) {
             throw error
         }
         do {
-            let info = try loadInfo(blobs)
-            if info.format > StoreInfo.currentFormat {
-                throw Problem.newer("blob store format \(info.format), this version reads \(StoreInfo.currentFormat)")
+            do {
+                _ = try loadInfo(blobs)
+            } catch let other as StoreInfo.OtherFormat {
+                throw Problem.otherFormat(Self.describe(other))
             }
             let index: MetadataIndex
             do {
@@ -258,7 +279,7 @@ struct StoreOpener {
         return try blobs.write { txn in
             if let info = try txn.storeInfo(blobs.databases) { return info }
             // A store with records but no info is not one this code wrote.
-            if try txn.count(blobs.databases.records) > 0 || blobs.databases.pointerTail.map({ try txn.count($0) > 0 }) ?? false {
+            if try txn.count(blobs.databases.records) > 0 || txn.count(blobs.databases.pointerTail) > 0 {
                 throw StorageError.lmdb(operation: "read store info", code: MDB_CORRUPTED, message: "records without store info")
             }
             let info = StoreInfo.fresh()
@@ -271,8 +292,8 @@ struct StoreOpener {
     private func openIndex(_ blobs: BlobStore) throws -> MetadataIndex {
         do {
             return try MetadataIndex(path: layout.index.path, sharing: configuration.sharing)
-        } catch let .newer(version) {
-            throw Problem.newer("index schema \(version), this version reads \(IndexSchema.currentVersion)")
+        } catch let .otherSchema(version) {
+            throw Problem.otherFormat("index schema \(version), this version reads \(IndexSchema.currentVersion)")
         } catch let .failed(error) {
             throw error
         } catch let .damaged(reason) {
@@ -289,6 +310,10 @@ struct StoreOpener {
                 throw StorageError.corruptStore(path: layout.directory.path, reason: "index cannot be recreated: \(error)")
             }
         }
+    }
+
+    private static func describe(_ other: StoreInfo.OtherFormat) -> String {
+        "blob store format \(other.format), this version reads \(StoreInfo.currentFormat)"
     }
 
     private func quarantine(_ parts: [URL], reason: String) throws -> URL {

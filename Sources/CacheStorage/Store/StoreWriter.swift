@@ -221,7 +221,4 @@ enum WriteOutcome: Sendable {
     case compacted(bytesBefore: Int, bytesAfter: Int)
     /// A put refused whole: the source of one of its derived entries is gone or holds other bytes.
     case sourceChanged(key: String, source: String)
-    /// A put refused whole: it holds a derived entry, and the store (from before derived entries,
-    /// opened on a full disk) could not create the database that ties them to their sources.
-    case derivedEntriesUnavailable(key: String)
 }

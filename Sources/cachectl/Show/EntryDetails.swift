@@ -42,7 +42,6 @@ struct EntryDetails: Encodable {
     var width: Int?
     var height: Int?
     var cost: Int?
-    var timeToLiveSeconds: Double?
     var freshness: Freshness
     var storedResponse: Response?
     /// Bytes of `responseHeaders` that are not a response the pipeline wrote, when there are some.
@@ -73,7 +72,6 @@ struct EntryDetails: Encodable {
         width = attributes.pixelWidth
         height = attributes.pixelHeight
         cost = attributes.cost
-        timeToLiveSeconds = attributes.timeToLive?.seconds
         let verdict = FreshnessVerdict(for: metadata, now: now)
         freshness = Freshness(state: verdict.state, explanation: verdict.explanation)
         if let blob = attributes.responseHeaders {
@@ -108,7 +106,6 @@ struct EntryDetails: Encodable {
             ("Last-Modified", lastModified?.displaySafe ?? "-"),
             ("response date", date(responseDate)),
             ("cost", cost.map(String.init) ?? "- (its byte count)"),
-            ("time to live", timeToLiveSeconds.map(TimeSpan.format) ?? "-"),
             ("freshness", freshness.explanation.displaySafe),
         ])
         if let source {

@@ -32,6 +32,9 @@ struct StatsReport: Encodable {
     var sqliteBytes: Int
     var hits: Int
     var misses: Int
+    /// Unusable stores (damaged, or of another version's format) opening moved aside into
+    /// `quarantine/` and replaced by this one.
+    var storesMovedAside: Int
     /// `writable`, `disk full: writes paused` or `read-only (…)`.
     var writes: String
     /// The limit the store enforces now: the app's byte limit, or less when the volume cannot spare it.
@@ -68,6 +71,7 @@ struct StatsReport: Encodable {
         sqliteBytes = statistics.indexFileBytes
         hits = statistics.hits
         misses = statistics.misses
+        storesMovedAside = statistics.storesMovedAside
         writes = statistics.writeStatus.description
         volumeBytes = statistics.volumeBytes
         volumeAvailableBytes = statistics.volumeAvailableBytes
@@ -90,7 +94,7 @@ struct StatsReport: Encodable {
         if let entryLimit, entryLimit > 0 {
             limits += "; \(entries) of \(entryLimit) entries (\(percent(Double(entries) / Double(entryLimit))))"
         }
-        var lines = TextTable.pairs([
+        var pairs: [(String, String)] = [
             ("cache", path),
             ("entries", "\(entries)" + (variantEntries > 0 ? " (\(variantEntries) variants of other entries)" : "")),
             ("bytes", ByteSize.format(bytes) + (variantEntries > 0 ? " (\(ByteSize.format(variantBytes)) in variants)" : "")),
@@ -103,7 +107,11 @@ struct StatsReport: Encodable {
             ("LMDB", "\(ByteSize.format(lmdbUsedBytes)) used of a \(ByteSize.format(lmdbMapBytes)) map"),
             ("SQLite index", ByteSize.format(sqliteBytes)),
             ("reads", "\(hits) hits, \(misses) misses\(hitRate)"),
-        ])
+        ]
+        if storesMovedAside > 0 {
+            pairs.append(("replaced", "\(storesMovedAside) unusable store(s) moved into quarantine/, this one started empty"))
+        }
+        var lines = TextTable.pairs(pairs)
         if !formats.isEmpty {
             var table = TextTable(["format", "entries", "bytes"], alignments: [.left, .right, .right])
             for (name, usage) in formats.sorted(by: { ($0.value.bytes, $0.key) > ($1.value.bytes, $1.key) }) {

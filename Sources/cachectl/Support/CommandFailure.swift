@@ -59,7 +59,7 @@ enum CommandFailure: Error, CustomStringConvertible {
         case let .corruptStore(path, reason):
             "The cache at \(path) is damaged (\(reason)); run `cachectl verify --repair` to move the damaged files aside (the app would start empty), or delete the folder."
         case let .incompatibleStore(path, reason):
-            "The cache at \(path) was written by a newer version (\(reason)); use the cachectl that comes with that version."
+            "The cache at \(path) was written by another version (\(reason)); use the cachectl that comes with that version, or delete the folder (the app itself moves such a cache aside and starts empty)."
         default:
             error.description
         }
