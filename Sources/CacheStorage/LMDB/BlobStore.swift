@@ -57,6 +57,9 @@ final class BlobStore: @unchecked Sendable {
     private let mapLock = ReadWriteLock()
     private let readPool = Locked<[OpaquePointer]>([])
     private let mapSize: Locked<Int>
+    /// The most the data file may grow to while the volume's free space binds the store (see
+    /// ``limitGrowth(to:)``); nil when only the map bounds it.
+    private let growthCeiling = Locked<Int?>(nil)
     private let isClosed = Locked(false)
     /// Present in periodic durability: marks the store dirty around unsynced commits.
     private let flushMarker: FlushMarker?
@@ -335,13 +338,15 @@ final class BlobStore: @unchecked Sendable {
     }
 
     /// Runs `body` in a write transaction and commits it. When the map fills, the transaction is
-    /// aborted, the map doubled, and `body` run again; `body` must therefore be repeatable.
+    /// aborted, the map doubled, and `body` run again; `body` must therefore be repeatable. A
+    /// write that `addsData` stops at the growth ceiling (``GrowthCeilingReached``); any other
+    /// (one that removes) may pass it.
     ///
     /// `mdb_txn_commit` ends its transaction whether it succeeds or fails, so a failed commit is
     /// never aborted again: a second end frees LMDB's reused top-level transaction twice. When a
     /// failure leaves the environment unusable (`MDB_PANIC`, after a meta page could not be
     /// written), it is closed and reopened before the error is passed on.
-    func write<Result>(_ body: (LMDBTransaction) throws -> Result) throws -> Result {
+    func write<Result>(addsData: Bool = false, _ body: (LMDBTransaction) throws -> Result) throws -> Result {
         if isReadOnly { throw StorageError.readOnly(path: directory.path, reason: "the store was opened read-only") }
         while true {
             var outcome: (result: Result?, code: Int32) = (nil, 0)
@@ -398,7 +403,7 @@ final class BlobStore: @unchecked Sendable {
             if let result = outcome.result { return result }
             switch outcome.code {
             case MDB_MAP_RESIZED: try adoptResizedMap()
-            case MDB_MAP_FULL: try growMap()
+            case MDB_MAP_FULL: try growMap(respectingCeiling: addsData)
             case MDB_PANIC:
                 try reopenAfterPanic()
                 throw LMDBError.error(MDB_PANIC, "begin a write transaction", path: directory.path)
@@ -474,18 +479,52 @@ final class BlobStore: @unchecked Sendable {
         }
     }
 
-    /// Doubles the map (LMDB's file grows only as pages are used; the map is address space).
-    private func growMap() throws {
+    /// Doubles the map (LMDB's file grows only as pages are used; the map is address space), up
+    /// to the growth ceiling when `respectingCeiling`: at the ceiling, throws
+    /// ``GrowthCeilingReached``. A write that passes the ceiling (one that frees space) lifts it
+    /// until the store sets it again.
+    private func growMap(respectingCeiling: Bool) throws {
         try mapLock.withWriteLock {
             try ensureOpen()
-            dropReadPool()
             var info = MDB_envinfo()
             mdb_env_info(environment, &info)
-            let newSize = Self.roundToPages(max(info.me_mapsize, mapSize.withLock { $0 }) * 2)
+            var newSize = Self.roundToPages(max(info.me_mapsize, mapSize.withLock { $0 }) * 2)
+            if let ceiling = growthCeiling.withLock({ $0 }) {
+                if respectingCeiling {
+                    guard info.me_mapsize < ceiling else { throw GrowthCeilingReached(ceilingBytes: ceiling) }
+                    newSize = min(newSize, ceiling)
+                } else {
+                    growthCeiling.withLock { $0 = nil }
+                }
+            }
+            dropReadPool()
             try LMDBError.check(mdb_env_set_mapsize(environment, newSize), "grow the map")
             readviseAfterMapping()
-            mapSize.withLock { $0 = newSize }
+            mapSize.withLock { $0 = max($0, newSize) }
         }
+    }
+
+    /// Holds the data file at `bytes` at most (rounded down to 256 KiB, so that small changes in
+    /// the volume's free space do not remap LMDB's file at every batch), or lifts the hold (nil):
+    /// the map is cut to that size, so a write that needs pages past it fails with
+    /// ``GrowthCeilingReached`` instead of growing the file into space the volume must keep free.
+    /// LMDB never maps less than the file holds, so the file is only ever stopped, not cut.
+    func limitGrowth(to bytes: Int?) throws {
+        let ceiling = bytes.map { max(1 << 20, ($0 >> 18) << 18) }
+        guard growthCeiling.withLock({ $0 }) != ceiling else { return }
+        try mapLock.withWriteLock {
+            try ensureOpen()
+            let unbounded = mapSize.withLock { $0 }
+            dropReadPool()
+            try LMDBError.check(mdb_env_set_mapsize(environment, min(ceiling ?? unbounded, unbounded)), "resize the map")
+            readviseAfterMapping()
+            growthCeiling.withLock { $0 = ceiling }
+        }
+    }
+
+    /// A write needed the data file to grow past the ceiling the store set (``limitGrowth(to:)``).
+    struct GrowthCeilingReached: Error {
+        let ceilingBytes: Int
     }
 
     private func dropReadPool() {

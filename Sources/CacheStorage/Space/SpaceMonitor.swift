@@ -49,6 +49,29 @@ final class SpaceMonitor: Sendable {
         return fresh
     }
 
+    /// The most a write of `payloadBytes` may add to the store's files: LMDB rounds each blob up
+    /// to whole pages and copies the pages a transaction changes, and the index's log grows beside it.
+    static func growthEstimate(forPayload payloadBytes: Int) -> Int {
+        payloadBytes + payloadBytes / 8 + (256 << 10)
+    }
+
+    /// Room kept for the index's log when LMDB's file is held (the log is checkpointed short
+    /// while the free space binds).
+    static let indexLogAllowance = 512 << 10
+
+    /// The size LMDB's data file, now `fileBytes`, may grow to: that plus the volume's free space
+    /// above what the policy keeps free, less room for the index's log. Nil (no hold) when the
+    /// policy does not follow free space, the volume cannot tell, or the volume has room for
+    /// `growth` several times over (judged from the last answer, which is at most a quarter of its
+    /// headroom old; near the floor the volume is asked again).
+    func fileCeiling(fileBytes: Int, growth: Int) -> Int? {
+        guard policy.followsFreeSpace, let known = volume() else { return nil }
+        if growth * 4 <= known.availableBytes - policy.bytesToKeepFree(volumeBytes: known.totalBytes) { return nil }
+        guard let fresh = volume(forceCheck: true) else { return nil }
+        let spare = fresh.availableBytes - policy.bytesToKeepFree(volumeBytes: fresh.totalBytes) - Self.indexLogAllowance
+        return fileBytes + max(0, spare)
+    }
+
     func noteWritten(bytes: Int) {
         state.withLock { $0.writtenSinceCheck += bytes }
     }
@@ -73,7 +96,7 @@ final class SpaceMonitor: Sendable {
     /// are, only once the volume's free space plus what LMDB can reuse inside its file covers it.
     func mayTryWrite(bytes: Int, reusableBytes: () -> Int) -> StorageError? {
         guard let paused = pausedError else { return nil }
-        let needed = bytes + bytes / 8 + (256 << 10)
+        let needed = Self.growthEstimate(forPayload: bytes)
         let available = volume(forceCheck: true)?.availableBytes ?? 0
         if available >= needed || available + reusableBytes() >= needed { return nil }
         return paused

@@ -190,10 +190,48 @@ final class StoreCore: Sendable {
             commitGroup(items.filter(\.operation.isRemoval))
             return
         }
+        if items.contains(where: { !$0.operation.isRemoval }) { holdFileGrowth(forPayload: bytes) }
         commitGroup(items)
     }
 
-    private func commitGroup(_ items: [StoreWriter.Pending]) {
+    /// While the volume's free space binds the store, LMDB's file may grow only into the free
+    /// space above what the policy keeps free (``SpaceMonitor/fileCeiling(fileBytes:growth:)``);
+    /// a batch that needs more makes room by evicting first (see `commitGroup`). The limit in
+    /// force follows the free space only after a batch commits, and pages freed by eviction are
+    /// not always reusable (a large blob needs a run of them), so without the hold one batch
+    /// could fill the volume.
+    private func holdFileGrowth(forPayload bytes: Int) {
+        let ceiling = space.fileCeiling(
+            fileBytes: layout.dataFile.fileSize ?? 0, growth: SpaceMonitor.growthEstimate(forPayload: bytes))
+        do {
+            try blobs.limitGrowth(to: ceiling)
+        } catch {
+            space.warnOnce("ceiling", "Could not hold the cache's file to the volume's free space", error: error)
+        }
+    }
+
+    /// Evicts the least recently used entries so that a batch of `bytes` finds room inside the
+    /// files; returns whether anything was evicted.
+    private func evictForRoom(_ bytes: Int) -> Bool {
+        do {
+            let held = try index.totals(on: index.writer).bytes
+            let growth = SpaceMonitor.growthEstimate(forPayload: bytes)
+            let target = max(0, held - growth - growth / 4)
+            guard try evictSlice(toBytes: target, toEntries: nil, mustReach: (target, nil)).entries > 0 else { return false }
+            // LMDB reuses the pages a transaction freed only once a later one has committed (the
+            // meta page before it still points at them): one small commit lets the batch reuse them.
+            try blobs.write { txn in
+                let info = try txn.storeInfo(self.blobs.databases) ?? StoreInfo.fresh()
+                try txn.writeStoreInfo(info, self.blobs.databases)
+            }
+            return true
+        } catch {
+            space.warnOnce("evict", "Could not evict to make room for a write", error: error)
+            return false
+        }
+    }
+
+    private func commitGroup(_ items: [StoreWriter.Pending], evictedForRoom: Bool = false) {
         guard !items.isEmpty else { return }
         let removalsOnly = items.allSatisfy(\.operation.isRemoval)
         // The puts' index rows are upserted beside LMDB's transaction (see IndexPrefill).
@@ -202,7 +240,7 @@ final class StoreCore: Sendable {
         do {
             let commit = {
                 let trimThrough = self.trimmableSequence
-                return try self.blobs.write { txn in
+                return try self.blobs.write(addsData: !removalsOnly) { txn in
                     var info = try txn.storeInfo(self.blobs.databases) ?? StoreInfo.fresh()
                     let headBefore = info.head
                     try txn.trimJournal(through: trimThrough, info: &info, self.blobs.databases)
@@ -217,6 +255,22 @@ final class StoreCore: Sendable {
                 }
             }
             committed = removalsOnly ? try freeingSpace(commit) : try commit()
+        } catch let reached as BlobStore.GrowthCeilingReached {
+            prefill?.abandon()
+            let bytes = items.reduce(0) { $0 + $1.operation.payloadBytes }
+            // A batch larger than the whole file may grow to is refused without evicting anything.
+            let couldFit = SpaceMonitor.growthEstimate(forPayload: bytes) < reached.ceilingBytes
+            if !evictedForRoom, couldFit, evictForRoom(bytes) {
+                commitGroup(items, evictedForRoom: true)
+                return
+            }
+            let refusal = StorageError.diskFull(
+                path: layout.dataFile.path,
+                operation: "store \(bytes) bytes (the file may grow to \(reached.ceilingBytes) bytes while the volume keeps its free space) in")
+            space.warnOnce("ceiling", "A write was refused: the volume cannot spare room for it", error: refusal)
+            for item in items where !item.operation.isRemoval { item.completion(.failure(refusal)) }
+            commitGroup(items.filter(\.operation.isRemoval))
+            return
         } catch let error as StorageError where error.isOutOfSpace {
             prefill?.abandon()
             space.pause(error)
