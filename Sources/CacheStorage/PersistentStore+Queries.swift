@@ -122,9 +122,11 @@ extension PersistentStore {
             let counters = try connection.prepare("SELECT name, value FROM counters")
             var hits = 0
             var misses = 0
+            var damagedReads = 0
             while try counters.step() {
                 if counters.string(0) == "hits" { hits = Int(counters.int64(1)) }
                 if counters.string(0) == "misses" { misses = Int(counters.int64(1)) }
+                if counters.string(0) == "damaged_reads" { damagedReads = Int(counters.int64(1)) }
             }
             return StoreStatistics(
                 entries: totals.entries, bytes: totals.bytes, formats: formats,
@@ -137,7 +139,8 @@ extension PersistentStore {
                 volumeBytes: nil, volumeAvailableBytes: nil, writeStatus: .writable,
                 entryLimit: core.configuration.entryLimit, mapBytes: 0, mapUsedBytes: 0, indexFileBytes: 0,
                 hits: hits, misses: misses,
-                derivedEntries: Int(derived.int64(0)), derivedBytes: Int(derived.int64(1)))
+                derivedEntries: Int(derived.int64(0)), derivedBytes: Int(derived.int64(1)),
+                damagedReadsRefused: damagedReads)
         }
         let usage = try core.blobs.usage()
         stats.mapBytes = usage.mapBytes

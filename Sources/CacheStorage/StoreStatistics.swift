@@ -57,6 +57,11 @@ public struct StoreStatistics: Sendable, Hashable {
     public var derivedEntries: Int = 0
     /// Bytes those derived entries hold, counted in ``bytes`` too.
     public var derivedBytes: Int = 0
+    /// Reads that found an entry whose bytes were missing, of another length or refuted by its
+    /// checksum (damage on disk), as persisted by every process so far: each was answered with a
+    /// miss (counted in ``misses`` too, unless it was a ``PersistentStore/peek(_:)``) and the
+    /// entry removed, unless the store was read-only.
+    public var damagedReadsRefused: Int = 0
 }
 
 /// Whether a store's writes go through.

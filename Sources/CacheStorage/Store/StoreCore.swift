@@ -415,6 +415,7 @@ final class StoreCore: Sendable {
         var counters: [String: Int64] = [:]
         if drained.hits > 0 { counters["hits"] = drained.hits }
         if drained.misses > 0 { counters["misses"] = drained.misses }
+        if drained.damagedReads > 0 { counters["damaged_reads"] = drained.damagedReads }
         let head: UInt64
         if let prefilled {
             head = try index.writer.completeTransaction {
