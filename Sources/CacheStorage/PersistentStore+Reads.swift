@@ -165,7 +165,7 @@ extension PersistentStore {
     /// The last access recorded so far: one this process has not flushed yet, else the index's.
     private func lastAccess(_ row: IndexRowKey) throws -> Date? {
         if let pending = core.accessLog.pendingAccess(row) { return Date(millisecondsSince1970: pending) }
-        return try core.index.query { connection in
+        return try queryIndex { connection in
             let statement = try connection.prepare("SELECT last_access FROM entries WHERE stored_at = ? AND digest = ?")
             try statement.bind(1, row.storedAt)
             try row.digest.withBytes { try statement.bind(2, blob: $0) }
