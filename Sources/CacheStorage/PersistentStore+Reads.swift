@@ -3,10 +3,11 @@ import Foundation
 extension PersistentStore {
     /// The entry for `key`, bytes and metadata, or nil. Records the read for LRU order.
     ///
-    /// The bytes are always those the entry was stored with: a record whose blob is missing, of
-    /// another length or refuted by its checksum is a miss, counted in
+    /// The bytes are those the entry was stored with: a record whose blob is missing, of another
+    /// length or refuted by its checksum is a miss, counted in
     /// ``StoreStatistics/damagedReadsRefused`` and removed in the background, so the next load
-    /// fetches the resource again.
+    /// fetches the resource again. Each blob is hashed at its first read after the store was
+    /// opened (see the storage design's invariants).
     public func get(_ key: String) throws -> CachedEntry? {
         try checkOpen()
         let digest = KeyDigest(key: key)
@@ -121,9 +122,14 @@ extension PersistentStore {
             return nil
         }
         // Every read, not only `verify`: a disk returns bad sectors without an error, and a
-        // store read without LMDB's locks may see pages a writer elsewhere is reusing. Either
-        // way the bytes are not the entry's; the writer tells the two apart when it checks again.
-        guard XXHash64.hash(blob) == metadata.checksum else {
+        // store read without LMDB's locks may see pages a writer elsewhere is reusing (so there
+        // every read hashes). Either way the bytes are not the entry's; the writer tells the two
+        // apart when it checks again.
+        let whole =
+            core.blobs.readsWithoutLocks
+            ? XXHash64.hash(blob) == metadata.checksum
+            : verifiedBlobs.matches(blob, checksum: metadata.checksum, digest: digest, location: location)
+        guard whole else {
             damaged = true
             return nil
         }

@@ -80,6 +80,22 @@ struct VerifyTests {
         #expect(try store.get(Self.key(1))?.data == refetched)
     }
 
+    @Test("a blob is hashed once per open: damage after its first read is caught by every read after a reopen")
+    func verifiedOncePerOpen() async throws {
+        let folder = TemporaryDirectory()
+        let store = try await Self.populated(folder)
+        let key = Self.key(4)
+        #expect(try store.get(key)?.data == TestPayload.bytes(for: key))
+        try EntryDamage.change(key, in: store) { $0[$0.count / 2] ^= 0x10 }
+        // Remembered as verified in this process: the check this open made once is not repeated.
+        #expect(try store.get(key) != nil)
+        store.close()
+        let reopened = try PersistentStore(directory: folder.url)
+        defer { reopened.close() }
+        #expect(try reopened.get(key) == nil)
+        #expect(try reopened.get(Self.key(5))?.data == TestPayload.bytes(for: Self.key(5)))
+    }
+
     @Test("verify sees an index row the blob store lost and an entry the index lacks")
     func indexDisagreements() async throws {
         let folder = TemporaryDirectory()
