@@ -84,8 +84,9 @@ struct DiskDamageTests {
         return Reads(status: read.status, hits: hits, entries: counts["entries"], listed: counts["listed"], summary: summary + read.errors)
     }
 
-    /// The seeds of one run: a few in the short form, more under `tools/test --all`.
-    static var seeds: [Int] { Array(1...TestScale.current.damagedStores) }
+    /// The seeds of one run: a few in the short form, more under `tools/test --all`. Seed 7's
+    /// damage makes LMDB fault (reading, and writing into the tree), which only a repair by copy gets past.
+    static var seeds: [Int] { Array(5..<(5 + TestScale.current.damagedStores)) }
 
     @Test("random 16-byte runs over data.mdb and index.sqlite: reads give the exact bytes or a miss, stats and list work, verify --repair ends clean")
     func randomDamage() async throws {
