@@ -162,5 +162,9 @@ struct DiskDamageTests {
         // The export removed them: what is left verifies clean.
         let verified = try await Cachectl.run(["verify", "--path", cache.url.path])
         #expect(verified.status == 0, "\(verified)")
+        let stats = try await Cachectl.run(["stats", "--json", "--path", cache.url.path])
+        let counted = try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any]
+        #expect(counted?["damaged_reads_refused"] as? Int == 2, "\(stats)")
+        #expect(counted?["entries"] as? Int == Self.imageCount - 2, "\(stats)")
     }
 }

@@ -32,6 +32,8 @@ struct StatsReport: Encodable {
     var sqliteBytes: Int
     var hits: Int
     var misses: Int
+    /// Reads refused because the entry's bytes were damaged on disk (see `StoreStatistics`).
+    var damagedReadsRefused: Int
     /// `writable`, `disk full: writes paused` or `read-only (…)`.
     var writes: String
     /// The limit the store enforces now: the app's byte limit, or less when the volume cannot spare it.
@@ -68,6 +70,7 @@ struct StatsReport: Encodable {
         sqliteBytes = statistics.indexFileBytes
         hits = statistics.hits
         misses = statistics.misses
+        damagedReadsRefused = statistics.damagedReadsRefused
         writes = statistics.writeStatus.description
         volumeBytes = statistics.volumeBytes
         volumeAvailableBytes = statistics.volumeAvailableBytes
@@ -102,7 +105,8 @@ struct StatsReport: Encodable {
             ("writes", writes),
             ("LMDB", "\(ByteSize.format(lmdbUsedBytes)) used of a \(ByteSize.format(lmdbMapBytes)) map"),
             ("SQLite index", ByteSize.format(sqliteBytes)),
-            ("reads", "\(hits) hits, \(misses) misses\(hitRate)"),
+            ("reads", "\(hits) hits, \(misses) misses\(hitRate)"
+                + (damagedReadsRefused > 0 ? ", \(damagedReadsRefused) refused as damaged" : "")),
         ])
         if !formats.isEmpty {
             var table = TextTable(["format", "entries", "bytes"], alignments: [.left, .right, .right])
