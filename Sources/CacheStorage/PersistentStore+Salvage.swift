@@ -1,16 +1,5 @@
 import Foundation
 
-/// What ``PersistentStore/copyEntriesThatReadClean(into:)`` copied and left behind.
-public struct SalvageReport: Sendable, Hashable {
-    /// Entries copied, their bytes checked against their checksums.
-    public var copied: Int
-    /// Entries left behind: a record that does not decode, bytes missing, of another length or
-    /// refuted by their checksum, or a derived entry whose source was left behind.
-    public var leftBehind: Int
-    /// Why the walk over the damaged store ended early (an LMDB error), if it did.
-    public var stoppedEarly: String?
-}
-
 extension PersistentStore {
     /// Copies every entry whose record decodes and whose bytes match its checksum into
     /// `destination`, derived entries after their sources, with their attributes (each becomes
@@ -77,7 +66,9 @@ extension PersistentStore {
     /// files into `quarantine/`. `replacement`'s folder is removed afterwards.
     ///
     /// Needs the store to itself: when another process has it open, it throws
-    /// ``StorageError/storeInUse(path:operation:)`` and changes nothing.
+    /// ``StorageError/storeInUse(path:operation:)`` and changes nothing. `sharing` gives the
+    /// modes of what it creates (the lock files when missing, the quarantine folder),
+    /// ``FileSharing/owner`` by default.
     /// - Returns: where the old files went.
     public static func replaceStore(at directory: URL, with replacement: URL, sharing: FileSharing = .owner) throws -> URL {
         let layout = StoreLayout(directory: directory)

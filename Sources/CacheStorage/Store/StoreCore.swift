@@ -410,16 +410,16 @@ final class StoreCore: Sendable {
             do {
                 try rebuildIndex(replacingDamage: true)
             } catch {
-                space.warnOnce("index", "Could not rebuild the damaged metadata index; the next open will", error: error)
+                space.warnOnce("index", "Could not rebuild the damaged metadata index; the next catch-up tries again", error: error)
             }
         } catch {
             space.warnOnce("index", "Could not update the metadata index; it will catch up later", error: error)
         }
     }
 
-    /// Rebuilds the index from LMDB, first emptying a file SQLite finds `replacingDamage` or
-    /// malformed on the way: every row is LMDB's, and the access times and counters a damaged
-    /// file held are lost with it.
+    /// Rebuilds the index from LMDB. With `replacingDamage`, or when SQLite finds the file
+    /// malformed on the way, the file is emptied first: every row comes back from LMDB, and the
+    /// access times and counters a damaged file held are lost with it.
     func rebuildIndex(replacingDamage: Bool) throws {
         if replacingDamage { try replaceDamagedIndex() }
         let head: UInt64
