@@ -75,13 +75,15 @@ struct DiskDamageTests {
             hits += 1
             #expect(served == images[key], "seed \(seed): \(key) was served damaged bytes")
         }
-        let summary = read.output.split(separator: "\n").last.map(String.init) ?? ""
+        let summary = (try? String(contentsOf: dumped.appendingPathComponent("summary"), encoding: .utf8)) ?? ""
         let counts = Dictionary(
             summary.split(separator: " ").compactMap { field -> (String, Int)? in
                 let parts = field.split(separator: "=")
                 return parts.count == 2 ? (String(parts[0]), Int(parts[1]) ?? -1) : nil
             }, uniquingKeysWith: { $1 })
-        return Reads(status: read.status, hits: hits, entries: counts["entries"], listed: counts["listed"], summary: summary + read.errors)
+        return Reads(
+            status: read.status, hits: hits, entries: counts["entries"], listed: counts["listed"],
+            summary: summary + "\n" + read.output + read.errors)
     }
 
     /// The seeds of one run: a few in the short form, more under `tools/test --all`. Seed 7's
