@@ -21,28 +21,20 @@ extension PersistentStore {
         var damaged: [KeyDigest] = []
         var orphanedLogBlobs: [UInt64] = []
         var indexProblems = false
-        var report = try core.index.query { connection -> VerificationReport in
-            var rows: [KeyDigest: (storedAt: Int64, key: String, bytes: Int, checksum: UInt64)] = [:]
-            // A second row for one digest (rows are keyed by stored-at time too, see IndexRowKey).
-            var extraRows: [(digest: KeyDigest, key: String)] = []
-            let applied = try connection.scalar("SELECT applied_seq FROM mirror_state WHERE id = 1") ?? 0
-            let statement = try connection.prepare("SELECT stored_at, digest, key, byte_size, checksum FROM entries")
-            while try statement.step() {
-                guard let row = MetadataIndex.row(statement, column: 0) else { continue }
-                let key = statement.string(2) ?? ""
-                guard rows[row.digest] == nil else {
-                    extraRows.append((row.digest, key))
-                    continue
-                }
-                rows[row.digest] = (row.storedAt, key, Int(statement.int64(3)), UInt64(bitPattern: statement.int64(4)))
-            }
+        typealias IndexedRow = (storedAt: Int64, key: String, bytes: Int, checksum: UInt64)
+        /// Checks LMDB's entries, and the index's `rows` against them unless `applied` is nil (an
+        /// index SQLite cannot read).
+        func checkBlobs(
+            rows indexed: [KeyDigest: IndexedRow], extraRows: [(digest: KeyDigest, key: String)], applied: Int64?
+        ) throws -> VerificationReport {
+            var rows = indexed
             return try core.blobs.read { txn in
                 let databases = core.blobs.databases
                 var report = VerificationReport(entriesChecked: 0, bytesChecked: 0, problems: [], repaired: false)
                 let info = try txn.storeInfo(databases)
-                let appliedSequence = UInt64(bitPattern: applied)
+                let appliedSequence = UInt64(bitPattern: applied ?? 0)
                 var inFlux = Set<KeyDigest>()
-                var indexComparable = true
+                var indexComparable = applied != nil
                 if let info, appliedSequence < info.head {
                     if appliedSequence < info.trimmedThrough {
                         indexComparable = false
@@ -113,6 +105,33 @@ extension PersistentStore {
                 }
                 return report
             }
+        }
+        var report: VerificationReport
+        do {
+            report = try core.index.query { connection -> VerificationReport in
+                var rows: [KeyDigest: IndexedRow] = [:]
+                // A second row for one digest (rows are keyed by stored-at time too, see IndexRowKey).
+                var extraRows: [(digest: KeyDigest, key: String)] = []
+                let applied = try connection.scalar("SELECT applied_seq FROM mirror_state WHERE id = 1") ?? 0
+                let statement = try connection.prepare("SELECT stored_at, digest, key, byte_size, checksum FROM entries")
+                while try statement.step() {
+                    guard let row = MetadataIndex.row(statement, column: 0) else { continue }
+                    let key = statement.string(2) ?? ""
+                    guard rows[row.digest] == nil else {
+                        extraRows.append((row.digest, key))
+                        continue
+                    }
+                    rows[row.digest] = (row.storedAt, key, Int(statement.int64(3)), UInt64(bitPattern: statement.int64(4)))
+                }
+                return try checkBlobs(rows: rows, extraRows: extraRows, applied: applied)
+            }
+        } catch where MetadataIndex.isDamage(error) {
+            // What a failed first look gathered is dropped: LMDB is checked again, alone.
+            damaged = []
+            orphanedLogBlobs = []
+            report = try checkBlobs(rows: [:], extraRows: [], applied: nil)
+            report.problems.insert(.malformedIndex(reason: "\(error)"), at: 0)
+            indexProblems = true
         }
         if repair && !report.isClean {
             for start in stride(from: 0, to: damaged.count, by: StoreCore.removalsPerTransaction) {

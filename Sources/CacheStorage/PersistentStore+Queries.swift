@@ -66,7 +66,7 @@ extension PersistentStore {
         let limit = query.limit, offset = max(0, query.offset)
         binds.append(.integer(host == nil ? Int64(limit ?? -1) : -1))
         binds.append(.integer(host == nil ? Int64(offset) : 0))
-        return try core.index.query { connection in
+        return try queryIndex { connection in
             let statement = try connection.prepare(built: sql)
             for (position, value) in binds.enumerated() {
                 switch value {
@@ -95,7 +95,7 @@ extension PersistentStore {
     public func statistics() throws -> StoreStatistics {
         try checkOpen()
         let now = Date().millisecondsSince1970
-        var stats = try core.index.query { connection -> StoreStatistics in
+        var stats = try queryIndex { connection -> StoreStatistics in
             let totals = try core.index.totals(on: connection)
             var formats: [String: StoreStatistics.FormatUsage] = [:]
             let byFormat = try connection.prepare(
@@ -123,10 +123,12 @@ extension PersistentStore {
             var hits = 0
             var misses = 0
             var movedAside = 0
+            var damagedReads = 0
             while try counters.step() {
                 if counters.string(0) == "hits" { hits = Int(counters.int64(1)) }
                 if counters.string(0) == "misses" { misses = Int(counters.int64(1)) }
                 if counters.string(0) == StoreOpener.movedAsideCounter { movedAside = Int(counters.int64(1)) }
+                if counters.string(0) == "damaged_reads" { damagedReads = Int(counters.int64(1)) }
             }
             return StoreStatistics(
                 entries: totals.entries, bytes: totals.bytes, formats: formats,
@@ -140,7 +142,7 @@ extension PersistentStore {
                 entryLimit: core.configuration.entryLimit, mapBytes: 0, mapUsedBytes: 0, indexFileBytes: 0,
                 hits: hits, misses: misses,
                 derivedEntries: Int(derived.int64(0)), derivedBytes: Int(derived.int64(1)),
-                storesMovedAside: movedAside)
+                storesMovedAside: movedAside, damagedReadsRefused: damagedReads)
         }
         let usage = try core.blobs.usage()
         stats.mapBytes = usage.mapBytes
@@ -158,6 +160,21 @@ extension PersistentStore {
             stats.writeStatus = .pausedDiskFull
         }
         return stats
+    }
+}
+
+extension PersistentStore {
+    /// Runs a query on the index. An index SQLite finds malformed is, under the default
+    /// recovery (``RecoveryPolicy/rebuild``), rebuilt from LMDB by the writer, and the query run
+    /// again: every row it holds is LMDB's to give back. Otherwise the error is thrown.
+    func queryIndex<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        do {
+            return try core.index.query(body)
+        } catch where MetadataIndex.isDamage(error) && core.configuration.recovery == .rebuild && !core.isReadOnly {
+            core.logger.error("Cache index is malformed; rebuilding it from the blob store", metadata: ["error": "\(error)"])
+            _ = try core.writer.submitAndWait(.rebuildIndex)
+            return try core.index.query(body)
+        }
     }
 }
 

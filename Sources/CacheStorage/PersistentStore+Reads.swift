@@ -3,8 +3,11 @@ import Foundation
 extension PersistentStore {
     /// The entry for `key`, bytes and metadata, or nil. Records the read for LRU order.
     ///
-    /// The bytes always have the length the metadata states; a record whose blob is missing or
-    /// of the wrong length is a miss, and is removed in the background.
+    /// The bytes are those the entry was stored with: a record whose blob is missing, of another
+    /// length or refuted by its checksum is a miss, counted in
+    /// ``StoreStatistics/damagedReadsRefused`` and removed in the background, so the next load
+    /// fetches the resource again. Each blob is hashed at its first read after the store was
+    /// opened (see the storage design's invariants).
     public func get(_ key: String) throws -> CachedEntry? {
         try checkOpen()
         let digest = KeyDigest(key: key)
@@ -40,13 +43,23 @@ extension PersistentStore {
     /// ``metadata(for:)`` does. For tools that look at a cache without changing it, such as an
     /// export. The bytes are checked as ``get(_:)`` checks them.
     public func peek(_ key: String) throws -> CachedEntry? {
+        try peekReportingDamage(key).entry
+    }
+
+    /// What ``peek(_:)`` finds for `key`, telling an entry whose bytes are damaged (and so not
+    /// returned) from an absent one: for tools that must name what they could not read, such as
+    /// an export.
+    public func peekReportingDamage(_ key: String) throws -> StoredEntryLookup {
         try checkOpen()
         let digest = KeyDigest(key: key)
-        guard var entry = try readEntry(key, digest: digest) else { return nil }
+        var damaged = false
+        let read = try core.blobs.read { txn in try readEntry(key, digest: digest, in: txn, damaged: &damaged) }
+        removeIfDamaged(damaged, key, digest)
+        guard var entry = read else { return damaged ? .damaged : .absent }
         if let lastAccess = try lastAccess(IndexRowKey(entry.metadata, digest: digest)) {
             entry.metadata.lastAccess = lastAccess
         }
-        return entry
+        return .found(entry)
     }
 
     /// The metadata for `key` without reading the bytes, or nil. Does not count as a read.
@@ -71,18 +84,25 @@ extension PersistentStore {
         }
     }
 
-    /// The entry's record and blob, read in one LMDB transaction. A record whose blob is missing
-    /// or of another length reads as nil and is removed in the background.
+    /// The entry's record and blob, read in one LMDB transaction. A record whose blob is missing,
+    /// of another length or refuted by its checksum reads as nil and is removed in the background.
     private func readEntry(_ key: String, digest: KeyDigest) throws -> CachedEntry? {
         var damaged = false
         let entry = try core.blobs.read { txn in try readEntry(key, digest: digest, in: txn, damaged: &damaged) }
-        removeIfDamaged(damaged, digest)
+        removeIfDamaged(damaged, key, digest)
         return entry
     }
 
-    /// Has the writer remove the entry at `digest` if a read found it `damaged` (checked again there).
-    private func removeIfDamaged(_ damaged: Bool, _ digest: KeyDigest) {
-        if damaged && !core.isReadOnly { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
+    /// Counts and logs a read refused as `damaged`, and has the writer remove the entry at
+    /// `digest` (checked again there, under the writer's lock). A read-only store keeps it: the
+    /// read is a miss all the same.
+    private func removeIfDamaged(_ damaged: Bool, _ key: String, _ digest: KeyDigest) {
+        guard damaged else { return }
+        core.accessLog.recordDamagedRead()
+        core.logger.warning(
+            "Cache entry is damaged on disk (missing bytes, wrong length or checksum); answered with a miss",
+            metadata: ["key": "\(key)", "removing": "\(!core.isReadOnly)"])
+        if !core.isReadOnly { core.writer.submit(.removeIfDamaged([digest])) { _ in } }
     }
 
     private func readEntry(_ key: String, digest: KeyDigest, in txn: LMDBTransaction, damaged: inout Bool) throws
@@ -98,9 +118,18 @@ extension PersistentStore {
             damaged = true
             return nil
         }
-        // Read without LMDB's locks, a writer elsewhere may be reusing these pages: only
-        // bytes that match their checksum are served.
-        if core.blobs.readsWithoutLocks && XXHash64.hash(blob) != metadata.checksum { return nil }
+        // Every read, not only `verify`: a disk returns bad sectors without an error, and a
+        // store read without LMDB's locks may see pages a writer elsewhere is reusing (so there
+        // every read hashes). Either way the bytes are not the entry's; the writer tells the two
+        // apart when it checks again.
+        let whole =
+            core.blobs.readsWithoutLocks
+            ? XXHash64.hash(blob) == metadata.checksum
+            : verifiedBlobs.matches(blob, checksum: metadata.checksum, digest: digest, location: location)
+        guard whole else {
+            damaged = true
+            return nil
+        }
         return CachedEntry(data: Data(blob), metadata: metadata)
     }
 
@@ -123,7 +152,7 @@ extension PersistentStore {
             else { return nil }
             return (entry, source)
         }
-        removeIfDamaged(damaged, digest)
+        removeIfDamaged(damaged, key, digest)
         guard var found else {
             core.accessLog.recordMiss()
             return nil
@@ -139,7 +168,7 @@ extension PersistentStore {
     /// The last access recorded so far: one this process has not flushed yet, else the index's.
     private func lastAccess(_ row: IndexRowKey) throws -> Date? {
         if let pending = core.accessLog.pendingAccess(row) { return Date(millisecondsSince1970: pending) }
-        return try core.index.query { connection in
+        return try queryIndex { connection in
             let statement = try connection.prepare("SELECT last_access FROM entries WHERE stored_at = ? AND digest = ?")
             try statement.bind(1, row.storedAt)
             try row.digest.withBytes { try statement.bind(2, blob: $0) }

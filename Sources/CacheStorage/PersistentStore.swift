@@ -16,6 +16,8 @@ import Foundation
 public final class PersistentStore: Sendable {
     let core: StoreCore
     private let isClosed = Locked(false)
+    /// Blobs whose checksums reads in this process have checked (see ``VerifiedBlobs``).
+    let verifiedBlobs = VerifiedBlobs()
 
     /// The folder holding the store's files.
     public var directory: URL { core.layout.directory }

@@ -61,6 +61,11 @@ public struct StoreStatistics: Sendable, Hashable {
     /// `quarantine/` and replaced by this one (empty then): counted in this store's index, so 0
     /// for a store that replaced none.
     public var storesMovedAside: Int = 0
+    /// Reads that found an entry whose bytes were missing, of another length or refuted by its
+    /// checksum (damage on disk), as persisted by every process so far: each was answered with a
+    /// miss (counted in ``misses`` too, unless it was a ``PersistentStore/peek(_:)``) and the
+    /// entry removed, unless the store was read-only.
+    public var damagedReadsRefused: Int = 0
 }
 
 /// Whether a store's writes go through.

@@ -20,6 +20,9 @@ public struct VerificationReport: Sendable, Hashable {
         case unindexedEntry(key: String)
         /// An index row whose size or checksum differs from the entry's record.
         case indexMismatch(key: String)
+        /// SQLite finds the index file malformed: LMDB's entries were checked without it, and a
+        /// repair rebuilds it from them.
+        case malformedIndex(reason: String)
 
         public var description: String {
             switch self {
@@ -31,6 +34,7 @@ public struct VerificationReport: Sendable, Hashable {
             case let .danglingIndexRow(key): "index lists '\(key)' but the entry is gone"
             case let .unindexedEntry(key): "entry '\(key)' is missing from the index"
             case let .indexMismatch(key): "index row for '\(key)' disagrees with its record"
+            case let .malformedIndex(reason): "the index is malformed (\(reason)); entries were checked without it"
             }
         }
     }

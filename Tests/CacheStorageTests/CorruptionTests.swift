@@ -124,6 +124,50 @@ struct CorruptionTests {
         #expect(try await store.verify().isClean)
     }
 
+    /// Garbage over every page of the index but the first (its header and schema): what a disk's
+    /// bad sectors do to a file SQLite opens without complaint and fails to query.
+    static func garbleIndexPages(_ folder: TemporaryDirectory) throws {
+        let index = folder.url.appendingPathComponent("index.sqlite")
+        let size = try #require(index.fileSize)
+        try #require(size > 4096, "the index has one page")
+        let handle = try FileHandle(forWritingTo: index)
+        try handle.seek(toOffset: 4096)
+        var random = SeededRandom(seed: 11)
+        try handle.write(contentsOf: Data((4096..<size).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
+        try handle.close()
+    }
+
+    @Test("an index malformed under an open store is rebuilt from LMDB by the store itself when a query finds it")
+    func indexMalformedWhileOpen() async throws {
+        let folder = try await Self.populatedStore()
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        try Self.garbleIndexPages(folder)
+        #expect(try store.statistics().entries == 10)
+        #expect(try store.entries().count == 10)
+        for number in 0..<10 { #expect(try store.get(Self.key(number))?.data == TestPayload.bytes(for: Self.key(number))) }
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("verify reports a malformed index, and a repair rebuilds it whatever the recovery policy")
+    func malformedIndexRepaired() async throws {
+        let folder = try await Self.populatedStore()
+        let store = try PersistentStore(directory: folder.url, configuration: Self.strict())
+        defer { store.close() }
+        try Self.garbleIndexPages(folder)
+        #expect(throws: StorageError.self) { try store.statistics() }
+        let found = try await store.verify()
+        #expect(found.entriesChecked == 10)
+        #expect(found.problems.count == 1, "\(found.problems)")
+        guard case .malformedIndex = found.problems.first else {
+            Issue.record("not reported as a malformed index: \(found.problems)")
+            return
+        }
+        #expect(try await store.verify(repair: true).repaired)
+        #expect(try store.statistics().entries == 10)
+        #expect(try await store.verify().isClean)
+    }
+
     @Test("a deleted index is rebuilt from the blob store")
     func deletedIndex() async throws {
         let folder = try await Self.populatedStore()

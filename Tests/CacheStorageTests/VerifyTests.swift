@@ -52,6 +52,50 @@ struct VerifyTests {
         #expect(try await store.verify().isClean)
     }
 
+    @Test("a read whose bytes their checksum refutes is a miss, counted and removed: get, derived get and peek alike")
+    func checksumRefutedReadIsAMiss() async throws {
+        let folder = TemporaryDirectory()
+        let store = try await Self.populated(folder)
+        let source = Self.key(7)
+        let derived = NewEntry(
+            key: source + "#small", data: Data(repeating: 9, count: 300),
+            source: EntrySource(key: source, bytes: TestPayload.bytes(for: source)!))
+        try await store.put(derived)
+        // Same length, one bit off: only the checksum can tell.
+        for key in [Self.key(1), Self.key(2), derived.key] { try EntryDamage.change(key, in: store) { $0[$0.count / 2] ^= 0x10 } }
+        #expect(try store.get(Self.key(1)) == nil)
+        #expect(try store.peekReportingDamage(Self.key(2)) == .damaged)
+        #expect(try store.get(derived.key, derivedFrom: source) == nil)
+        #expect(try store.peekReportingDamage("absent") == .absent)
+        #expect(try store.peekReportingDamage(Self.key(3)).entry?.data == TestPayload.bytes(for: Self.key(3)))
+        try await store.flush()
+        for key in [Self.key(1), Self.key(2), derived.key] { #expect(try store.metadata(for: key) == nil, "\(key) kept") }
+        let stats = try store.statistics()
+        #expect(stats.damagedReadsRefused == 3)
+        #expect(stats.misses == 2)
+        #expect(try await store.verify().isClean)
+        // The next load fetches again and stores the bytes anew.
+        let refetched = TestPayload.bytes(for: Self.key(1))!
+        try await store.put(NewEntry(key: Self.key(1), data: refetched))
+        #expect(try store.get(Self.key(1))?.data == refetched)
+    }
+
+    @Test("a blob is hashed once per open: damage after its first read is caught by every read after a reopen")
+    func verifiedOncePerOpen() async throws {
+        let folder = TemporaryDirectory()
+        let store = try await Self.populated(folder)
+        let key = Self.key(4)
+        #expect(try store.get(key)?.data == TestPayload.bytes(for: key))
+        try EntryDamage.change(key, in: store) { $0[$0.count / 2] ^= 0x10 }
+        // Remembered as verified in this process: the check this open made once is not repeated.
+        #expect(try store.get(key) != nil)
+        store.close()
+        let reopened = try PersistentStore(directory: folder.url)
+        defer { reopened.close() }
+        #expect(try reopened.get(key) == nil)
+        #expect(try reopened.get(Self.key(5))?.data == TestPayload.bytes(for: Self.key(5)))
+    }
+
     @Test("verify sees an index row the blob store lost and an entry the index lacks")
     func indexDisagreements() async throws {
         let folder = TemporaryDirectory()

@@ -30,6 +30,8 @@ final class AccessLog: Sendable {
         var backlogCount = 0
         var hits: Int64 = 0
         var misses: Int64 = 0
+        /// Reads refused because the entry's bytes were damaged.
+        var damagedReads: Int64 = 0
         /// When the newest read was recorded, for ``ReadPersistenceSchedule``.
         var newestRead: Int64 = 0
     }
@@ -75,6 +77,12 @@ final class AccessLog: Sendable {
         state.withLock { $0.misses += 1 }
     }
 
+    /// Records a read refused because the entry's bytes are damaged (a read that counts as one
+    /// records its miss as well, with ``recordMiss()``).
+    func recordDamagedRead() {
+        state.withLock { $0.damagedReads += 1 }
+    }
+
     /// A pending access time not yet persisted, if any.
     func pendingAccess(_ row: IndexRowKey) -> Int64? {
         // The backlog's lock first, as `drain` takes them: an access moving from one to the
@@ -85,34 +93,39 @@ final class AccessLog: Sendable {
     /// Takes what was recorded so far: every access, or at most `limit` of them (the rest stay in
     /// the backlog for the next drain), and the counters. `remaining` says how many accesses stayed.
     /// One caller at a time: the writer thread (or closing, once it has ended).
-    func drain(limit: Int = .max) -> (accesses: [IndexRowKey: Int64], hits: Int64, misses: Int64, remaining: Int) {
+    func drain(limit: Int = .max) -> (
+        accesses: [IndexRowKey: Int64], hits: Int64, misses: Int64, damagedReads: Int64, remaining: Int
+    ) {
         // Made before taking the lock, so that readers wait for a swap and no allocation.
         var emptied: [IndexRowKey: Int64]? = Dictionary(minimumCapacity: Self.roomAfterDrain)
-        let drained = backlog.withLock { backlog -> (taken: [IndexRowKey: Int64], hits: Int64, misses: Int64, remaining: Int) in
-            let (recorded, hits, misses) = state.withLock { state in
+        let drained = backlog.withLock { backlog -> (
+            taken: [IndexRowKey: Int64], hits: Int64, misses: Int64, damagedReads: Int64, remaining: Int
+        ) in
+            let (recorded, hits, misses, damagedReads) = state.withLock { state in
                 defer {
                     // At most: the merge below only removes duplicates.
                     state.backlogCount += state.lastAccess.count
                     state.lastAccess = emptied.take() ?? [:]
                     state.hits = 0
                     state.misses = 0
+                    state.damagedReads = 0
                 }
-                return (state.lastAccess, state.hits, state.misses)
+                return (state.lastAccess, state.hits, state.misses, state.damagedReads)
             }
             // Recorded since the backlog was filled: newer, unless a clock went back. An empty
             // backlog (every drain but one after a partial take) takes the recorded ones as they are.
             if backlog.isEmpty { backlog = recorded } else { backlog.merge(recorded) { max($0, $1) } }
             guard backlog.count > limit else {
                 defer { backlog = [:] }
-                return (backlog, hits, misses, 0)
+                return (backlog, hits, misses, damagedReads, 0)
             }
             var taken: [IndexRowKey: Int64] = [:]
             taken.reserveCapacity(limit)
             for (row, milliseconds) in backlog.prefix(limit) { taken[row] = milliseconds }
             for row in taken.keys { backlog.removeValue(forKey: row) }
-            return (taken, hits, misses, backlog.count)
+            return (taken, hits, misses, damagedReads, backlog.count)
         }
         state.withLock { $0.backlogCount = drained.remaining }
-        return (drained.taken, drained.hits, drained.misses, drained.remaining)
+        return (drained.taken, drained.hits, drained.misses, drained.damagedReads, drained.remaining)
     }
 }

@@ -373,12 +373,15 @@ final class StoreCore: Sendable {
                 result = .success(try evict(toBytes: bytes, toEntries: entries))
                 space.resume()
             case .flush:
-                try synchronizeIndexThrowing()
+                do {
+                    try synchronizeIndexThrowing()
+                } catch where MetadataIndex.isDamage(error) && configuration.recovery == .rebuild {
+                    try rebuildIndex(replacingDamage: true)
+                }
                 try blobs.sync()
                 result = .success(.done)
             case .rebuildIndex:
-                let head = try mirror.catchUp(forceRebuild: true)
-                appliedSequence.withLock { $0 = head }
+                try rebuildIndex(replacingDamage: index.failsIntegrityCheck())
                 result = .success(.done)
             case .compact:
                 result = .success(try compact())
@@ -452,9 +455,35 @@ final class StoreCore: Sendable {
     ) {
         do {
             try synchronizeIndexThrowing(accessLimit: accessLimit, prefilled: prefilled)
+        } catch where MetadataIndex.isDamage(error) && configuration.recovery == .rebuild {
+            do {
+                try rebuildIndex(replacingDamage: true)
+            } catch {
+                space.warnOnce("index", "Could not rebuild the damaged metadata index; the next catch-up tries again", error: error)
+            }
         } catch {
             space.warnOnce("index", "Could not update the metadata index; it will catch up later", error: error)
         }
+    }
+
+    /// Rebuilds the index from LMDB. With `replacingDamage`, or when SQLite finds the file
+    /// malformed on the way, the file is emptied first: every row comes back from LMDB, and the
+    /// access times and counters a damaged file held are lost with it.
+    func rebuildIndex(replacingDamage: Bool) throws {
+        if replacingDamage { try replaceDamagedIndex() }
+        let head: UInt64
+        do {
+            head = try mirror.catchUp(forceRebuild: true)
+        } catch where MetadataIndex.isDamage(error) && !replacingDamage {
+            try replaceDamagedIndex()
+            head = try mirror.catchUp(forceRebuild: true)
+        }
+        appliedSequence.withLock { $0 = head }
+    }
+
+    private func replaceDamagedIndex() throws {
+        logger.error("Cache index is damaged; replacing it with one rebuilt from the blob store")
+        try index.replaceWithEmpty()
     }
 
     private func synchronizeIndexThrowing(
@@ -464,6 +493,7 @@ final class StoreCore: Sendable {
         var counters: [String: Int64] = [:]
         if drained.hits > 0 { counters["hits"] = drained.hits }
         if drained.misses > 0 { counters["misses"] = drained.misses }
+        if drained.damagedReads > 0 { counters["damaged_reads"] = drained.damagedReads }
         let head: UInt64
         if let prefilled {
             head = try index.writer.completeTransaction {

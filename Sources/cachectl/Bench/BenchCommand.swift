@@ -34,7 +34,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Seed for sizes, bytes and the read sequence.")
     var seed: UInt64 = 42
 
-    @Option(help: "Entry sizes: feed (8 KiB–1 MiB, mean ≈ 93 KB), thumbs (4–40 KiB, downsampled images) or tiny (1–4 KiB).")
+    @Option(help: "Entry sizes: feed (8 KiB–1 MiB, mean ≈ 93 KB), thumbs (4–40 KiB, downsampled images), tiny (1–4 KiB), 4k or 100k (every entry that size).")
     var sizes: String = FeedWorkload.Sizes.feed.rawValue
 
     @Option(help: "Durability: periodic (the default, synced every second), each-commit or full.")

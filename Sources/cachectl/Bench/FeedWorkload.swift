@@ -12,6 +12,10 @@ struct FeedWorkload {
         case tiny
         /// 4–40 KiB log-uniform: downsampled images, what a thumbnail cache holds.
         case thumbs
+        /// Every entry 4 KiB: with `fixed100k`, reads whose cost per byte can be compared.
+        case fixed4k = "4k"
+        /// Every entry 100 KiB.
+        case fixed100k = "100k"
     }
 
     let sizes: [Int]
@@ -74,6 +78,10 @@ struct FeedWorkload {
             return logUniform(1024, 4096)
         case .thumbs:
             return logUniform(4 * 1024, 40 * 1024)
+        case .fixed4k:
+            return 4 * 1024
+        case .fixed100k:
+            return 100 * 1024
         case .feed:
             let bucket = random.unit()
             if bucket < 0.6 { return logUniform(8 * 1024, 40 * 1024) }

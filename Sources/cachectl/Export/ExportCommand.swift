@@ -19,6 +19,8 @@ struct ExportCommand: AsyncParsableCommand {
             image through a preview the platform decoder made (JPEG, or PNG where there is \
             alpha, at most 340 pixels a side, written beside the files and not in the manifest), \
             so TIFF, HEIC and the rest show in any browser, and SVGs show as pixels. \
+            Entries whose bytes are damaged on disk (they do not match their checksum) are not \
+            exported: they are named, removed from the cache, and the command exits with status 1. \
             Takes the same filters as purge. The folder must be new, or empty, yours and writable by \
             nobody else; a new one is made 0700 and its files 0600, as the cache's own.
 
@@ -60,13 +62,15 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let report = ExportReport(
             folder: folder.path, entries: exported.manifest.count, bytes: exported.manifest.reduce(0) { $0 + $1.bytes },
-            vanished: exported.vanished, manifest: ManifestEntry.fileName, gallery: html ? "index.html" : nil,
-            previews: exported.previews.count)
+            vanished: exported.vanished, damaged: exported.damaged, manifest: ManifestEntry.fileName,
+            gallery: html ? "index.html" : nil, previews: exported.previews.count)
         if json {
             try JSONOutput.print(report)
         } else {
             Terminal.print(report.text())
         }
+        // The rest is exported; the status says that not everything listed was.
+        if !exported.damaged.isEmpty { throw CommandFailure.problemsReported }
     }
 }
 
@@ -77,6 +81,8 @@ struct ExportReport: Encodable {
     var bytes: Int
     /// Entries listed but gone before their bytes were read (another process removed them).
     var vanished: Int
+    /// Keys of entries whose bytes are damaged on disk, so not exported.
+    var damaged: [String]
     var manifest: String
     var gallery: String?
     /// Previews written for the gallery (entries whose bytes do not decode have none).
@@ -87,6 +93,11 @@ struct ExportReport: Encodable {
         text += "\n  \(manifest)" + (gallery.map { "\n  \($0)  (open file://\(folder)/\($0) in a browser)" } ?? "")
         if gallery != nil { text += "\n  \(previews) previews for the gallery" }
         if vanished > 0 { text += "\n\(vanished) listed entries were removed by another process before they could be read" }
+        if !damaged.isEmpty {
+            text += "\nnot exported: \(damaged.count) \(damaged.count == 1 ? "entry is" : "entries are") damaged on disk "
+                + "(bytes that do not match their checksum); the cache removes them and loads them again when next asked:"
+            for key in damaged { text += "\n  \(key.displaySafe(limit: 300))" }
+        }
         return text
     }
 }

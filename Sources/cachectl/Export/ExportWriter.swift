@@ -13,6 +13,9 @@ struct ExportWriter {
         var manifest: [ManifestEntry]
         /// Entries listed but removed by another process before their bytes were read.
         var vanished: Int
+        /// Keys of entries whose bytes are damaged on disk: not exported (and removed from the
+        /// store, unless it is read-only).
+        var damaged: [String]
         /// Each exported file's preview, by file name: a thumbnail any browser shows.
         var previews: [String: String]
     }
@@ -35,13 +38,22 @@ struct ExportWriter {
         var manifest: [ManifestEntry] = []
         var previewFiles: [String: String] = [:]
         var vanished = 0
+        var damaged: [String] = []
         let progress = ProgressBar(label: "export", total: entries.count)
         defer { progress.finish() }
         for listed in entries {
             // The listing came from the index; another process may have removed or replaced the
             // entry since, so the bytes and the metadata that vouches for them are read together.
-            guard let entry = try store.peek(listed.key) else {
+            let entry: CachedEntry
+            switch try store.peekReportingDamage(listed.key) {
+            case let .found(found):
+                entry = found
+            case .absent:
                 vanished += 1
+                progress.advance()
+                continue
+            case .damaged:
+                damaged.append(listed.key)
                 progress.advance()
                 continue
             }
@@ -57,7 +69,7 @@ struct ExportWriter {
             }
             progress.advance(bytes: entry.data.count)
         }
-        return Written(manifest: manifest, vanished: vanished, previews: previewFiles)
+        return Written(manifest: manifest, vanished: vanished, damaged: damaged, previews: previewFiles)
     }
 
     /// The largest side of a preview, in pixels: twice a gallery card's image, for dense screens.

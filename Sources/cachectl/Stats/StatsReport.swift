@@ -35,6 +35,8 @@ struct StatsReport: Encodable {
     /// Unusable stores (damaged, or of another version's format) opening moved aside into
     /// `quarantine/` and replaced by this one.
     var storesMovedAside: Int
+    /// Reads refused because the entry's bytes were damaged on disk (see `StoreStatistics`).
+    var damagedReadsRefused: Int
     /// `writable`, `disk full: writes paused` or `read-only (…)`.
     var writes: String
     /// The limit the store enforces now: the app's byte limit, or less when the volume cannot spare it.
@@ -72,6 +74,7 @@ struct StatsReport: Encodable {
         hits = statistics.hits
         misses = statistics.misses
         storesMovedAside = statistics.storesMovedAside
+        damagedReadsRefused = statistics.damagedReadsRefused
         writes = statistics.writeStatus.description
         volumeBytes = statistics.volumeBytes
         volumeAvailableBytes = statistics.volumeAvailableBytes
@@ -106,7 +109,8 @@ struct StatsReport: Encodable {
             ("writes", writes),
             ("LMDB", "\(ByteSize.format(lmdbUsedBytes)) used of a \(ByteSize.format(lmdbMapBytes)) map"),
             ("SQLite index", ByteSize.format(sqliteBytes)),
-            ("reads", "\(hits) hits, \(misses) misses\(hitRate)"),
+            ("reads", "\(hits) hits, \(misses) misses\(hitRate)"
+                + (damagedReadsRefused > 0 ? ", \(damagedReadsRefused) refused as damaged" : "")),
         ]
         if storesMovedAside > 0 {
             pairs.append(("replaced", "\(storesMovedAside) unusable store(s) moved into quarantine/, this one started empty"))

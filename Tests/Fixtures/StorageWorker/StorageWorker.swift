@@ -8,7 +8,10 @@ import TestSupport
 /// Roles: `writer` puts batches of checkable entries (forever when SECONDS is 0, until killed);
 /// `reader` reads random keys and checks every hit byte for byte; `evictor` removes entries and
 /// evicts to shrinking targets; `check` (SECONDS ignored) checks every entry's bytes and runs
-/// `verify`. Each prints one summary line `ROLE ok=N errors=M` (a reader adds `hits=H`) and exits 1 on any error. Keys come
+/// `verify`; `dump` (SECONDS ignored) reads each key of the file STORAGE_WORKER_KEYS_FILE (one a
+/// line) and writes each hit's bytes to STORAGE_WORKER_DUMP/N (N the key's line, from 0), then
+/// prints `dump hits=H entries=E listed=L` from the store's statistics and listing, and writes
+/// that line to STORAGE_WORKER_DUMP/summary. Each prints one summary line `ROLE ok=N errors=M` (a reader adds `hits=H`) and exits 1 on any error. Keys come
 /// from a shared space so the roles collide on purpose.
 @main
 struct StorageWorker {
@@ -59,6 +62,12 @@ struct StorageWorker {
         do {
             let store = try PersistentStore(directory: URL(fileURLWithPath: arguments[2]), configuration: configuration)
             FileHandle.standardOutput.write(Data("ready\n".utf8))
+            if role == "dump" {
+                let line = try await dump(store, environment)
+                store.close()
+                FileHandle.standardOutput.write(Data("\(line)\n".utf8))
+                exit(0)
+            }
             if role == "check" {
                 (ok, errors) = try await check(store)
                 store.close()
@@ -220,5 +229,29 @@ struct StorageWorker {
         default: _ = try store.entries(matching: EntryQuery(order: .leastRecentlyUsed, limit: 20))
         }
         try await Task.sleep(for: .milliseconds(5))
+    }
+
+    /// The `dump` role: what a damaged store hands out, for a test to compare with what was stored.
+    static func dump(_ store: PersistentStore, _ environment: [String: String]) async throws -> String {
+        guard let keysFile = environment["STORAGE_WORKER_KEYS_FILE"], let folder = environment["STORAGE_WORKER_DUMP"] else {
+            return "dump needs STORAGE_WORKER_KEYS_FILE and STORAGE_WORKER_DUMP"
+        }
+        let keys = try String(contentsOfFile: keysFile, encoding: .utf8).split(separator: "\n").map(String.init)
+        var hits = 0
+        for (number, key) in keys.enumerated() {
+            guard let entry = try store.get(key) else { continue }
+            hits += 1
+            // Whole or not at all: a fault elsewhere in the process (a write into a damaged tree)
+            // must not leave a file cut short, which would read as bytes served damaged.
+            try entry.data.write(to: URL(fileURLWithPath: folder).appendingPathComponent("\(number)"), options: .atomic)
+        }
+        // The removals the reads queued land first: statistics and the listing then agree.
+        try await store.flush()
+        let entries = try store.statistics().entries
+        let listed = try store.entries().count
+        let summary = "dump hits=\(hits) entries=\(entries) listed=\(listed)"
+        // Also as a file: a test reading it needs no guess about when the output pipe is drained.
+        try Data(summary.utf8).write(to: URL(fileURLWithPath: folder).appendingPathComponent("summary"), options: .atomic)
+        return summary
     }
 }
