@@ -103,6 +103,7 @@ struct DiskFastPathTests {
         // Stored through the plain HTTP cache: a response with no image description.
         let cache = HTTPCache(configuration: .init(store: fixture.store))
         #expect(try await cache.response(for: HTTPCacheRequest(url: request.url)).head.status == 200)
+        await cache.waitForPendingWrites()  // another cache's writes: this pipeline reads them from disk
         let response = try await fixture.pipeline.image(for: request)
         #expect(response.source == .disk)
         #expect(response.info.format == .png)
