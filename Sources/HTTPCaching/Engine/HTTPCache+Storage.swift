@@ -3,7 +3,8 @@ import Foundation
 /// Writing to the tiers: storing, freshening and invalidating.
 extension HTTPCache {
     /// Keeps a new response in every tier, replacing what was stored for the key: the memory
-    /// tier now, the disk tier behind the response (``WriteBehindQueue``), read meanwhile from the queue.
+    /// tier now, the disk tier behind the response (``WriteBehindQueue``, which answers reads of
+    /// it until it commits).
     ///
     /// A disk failure (full, read-only, an entry the store refuses, a queue at its limits) is
     /// counted and logged, never thrown: the response the origin sent is the caller's whether or

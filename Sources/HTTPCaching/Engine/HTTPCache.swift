@@ -147,7 +147,7 @@ public final class HTTPCache: Sendable {
     /// reads the store, before the process exits, or before asking the store what it holds.
     ///
     /// Committed means handed to the store: whether it is synced to stable storage yet is the
-    /// store's ``Durability``.
+    /// store's `Durability`.
     public func waitForPendingWrites() async {
         await pendingWrites?.waitUntilCommitted()
     }

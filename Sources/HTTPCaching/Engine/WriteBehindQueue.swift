@@ -66,7 +66,7 @@ package final class WriteBehindQueue: Sendable {
 
     private struct State {
         var waiting: [String: Pending] = [:]
-        /// Keys of ``waiting`` in line; a key may appear again after it left and came back.
+        /// Keys of `waiting` in line; a key may appear again after it left and came back.
         var line: [String] = []
         var committing: [String: Pending] = [:]
         var bytes = 0
@@ -245,7 +245,7 @@ package final class WriteBehindQueue: Sendable {
         }
     }
 
-    /// Moves the next writes in line to ``State/committing``; nil (and draining ends) when none
+    /// Moves the next writes in line to `committing`; nil (and draining ends) when none
     /// wait or the queue is held.
     private func nextBatch() -> [(String, Pending)]? {
         state.withLock { state in
