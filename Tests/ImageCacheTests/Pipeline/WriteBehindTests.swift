@@ -242,4 +242,29 @@ struct WriteBehindTests {
         let later = try await pipeline.image(for: ImageRequest(url: origin.url("/1.png")))
         #expect(later.source == .network, "nothing was stored: fetched again, not failed")
     }
+
+    @Test("an invalidation removes a write still waiting: a POST after a GET leaves nothing to serve or commit")
+    func invalidationCancelsWaitingWrite() async throws {
+        let origin = try await LoopbackOrigin.start { request in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: Data("\(request.method) body".utf8))
+        }
+        defer { Task { await origin.stop() } }
+        let folder = TemporaryDirectory("write-behind")
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        let cache = HTTPCache(configuration: .init(store: store))
+        let line = try #require(cache.pendingWrites)
+        line.hold()
+        let url = origin.url("/doc")
+        #expect(try await cache.response(for: HTTPCacheRequest(url: url)).source == .network)
+        #expect(try await cache.response(for: HTTPCacheRequest(url: url)).source == .cache(.disk))
+        _ = try await cache.response(for: HTTPCacheRequest(url: url, method: "POST", body: Data("x".utf8)))
+        #expect(cache.writeBehindStatistics.pendingWrites == 0, "the waiting store went with the invalidation")
+        #expect(try await cache.response(for: HTTPCacheRequest(url: url)).source == .network)
+
+        line.resume()
+        await cache.waitForPendingWrites()
+        #expect(cache.writeBehindStatistics.committed == 1, "only the GET after the POST")
+        #expect(origin.requests.filter { $0.method == "GET" }.count == 2)
+    }
 }
