@@ -3,14 +3,14 @@ import Foundation
 
 /// The disk tier's writes, behind the responses: a load hands its store, its update after a
 /// validation or its derived body (a thumbnail) here and returns; one background task commits
-/// them in the order given.
+/// them in the order given, a batch at a time.
 ///
 /// - A newer write of a key replaces a waiting one in its place (the latest wins, one commit).
 /// - Reads of the cache ask here before the disk (``response(for:)``, ``derived(for:)``), so a
 ///   load right after another sees its write whether or not it has committed.
 /// - The waiting writes are bounded (``WriteBehindLimits``); one that does not fit is dropped,
 ///   counted and logged, never waited for.
-/// - A failed commit is counted and logged as a failed store always was; nobody waits on it.
+/// - A failed commit is counted and logged as a failed store always was; no load waits on it.
 ///
 /// A write being committed stays readable until its commit has returned, so there is no moment
 /// when neither this queue nor the store holds it. Writes of one batch go to the store together

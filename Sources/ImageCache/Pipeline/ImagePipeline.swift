@@ -8,7 +8,8 @@ import Foundation
 /// by priority, transient failures are retried with backoff, and only validated images are ever
 /// cached: an HTML error page with status 200 is refused with ``ImageLoadError/invalidImage(_:)``.
 /// HTTP caching (RFC 9111) is `HTTPCache`'s; the pipeline adds image validation, the memory tier
-/// of validated images, and the policies.
+/// of validated images, and the policies. A load never waits for the disk: what it stores is
+/// committed behind it and read back meanwhile (``waitForPendingWrites()`` waits for it).
 ///
 /// ```swift
 /// let pipeline = ImagePipeline(configuration: .init(diskCache: try PersistentStore(directory: folder)))
