@@ -64,6 +64,9 @@ struct DemoRun {
             }
             rows.append(row)
         }
+        // The store closes on return: what the loads left waiting for the disk goes in first,
+        // so the next launch finds it.
+        await pipeline.waitForPendingWrites()
         return rows
     }
 }

@@ -38,6 +38,7 @@ struct CredentialsAtRestTests {
             let first = try await cache.response(for: HTTPCacheRequest(url: url, headers: credentials))
             #expect(first.source == .network)
             #expect(first.head.headers["Set-Cookie"] == Self.cookie, "the caller still gets what the origin sent")
+            await cache.waitForPendingWrites()
             try await store.flush()
         }
         // A new cache over the reopened store, as in the next run of the app: the same user still hits.

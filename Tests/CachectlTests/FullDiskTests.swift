@@ -44,6 +44,7 @@ struct FullDiskTests {
             let response = try await load(number)
             #expect(response.source == .network)
         }
+        await pipeline.waitForPendingWrites()
         try await store.flush()
         let storedBefore = try store.entries().map(\.key)
         #expect(storedBefore.count == 20)
@@ -57,6 +58,7 @@ struct FullDiskTests {
             if response.source == .network { returned += 1 }
         }
         #expect(returned == 40)
+        await pipeline.waitForPendingWrites()
         print("full disk: 40 loads attempted, \(returned) returned from the network, 0 failed; \(pipeline.storageFailures)")
         #expect(pipeline.storageFailures.diskFull >= 30, "\(pipeline.storageFailures)")
         #expect(try store.statistics().writeStatus == .pausedDiskFull)
@@ -85,6 +87,7 @@ struct FullDiskTests {
             let response = try await load(number)
             #expect(response.source == .network)
         }
+        await pipeline.waitForPendingWrites()
         #expect(pipeline.storageFailures.total == failuresBefore, "\(pipeline.storageFailures)")
         #expect(try store.get(origin.url("/img/100.png").absoluteString)?.data == Self.png(100))
 

@@ -24,7 +24,8 @@ import Metrics
 /// - `_load_duration_seconds{outcome}`: a timer of load latency (hit or miss: answered from memory or disk, or not);
 /// - `_store_entries`, `_store_bytes`, `_store_derived_bytes`, `_store_effective_byte_limit`: gauges;
 /// - `_store_hits_total`, `_store_misses_total`: the store's own lookups;
-/// - `_storage_failures_total{cause}`: writes the disk refused (disk_full, read_only, refused, other).
+/// - `_storage_failures_total{cause}`: writes the disk refused (disk_full, read_only, refused, other), and
+///   writes dropped because too many waited for the disk (queue_full).
 public final class ImageCacheMetrics: Sendable {
     /// The prefix of every metric's name.
     public let prefix: String
@@ -68,7 +69,7 @@ public final class ImageCacheMetrics: Sendable {
         storeHits = Counter(label: "\(prefix)_store_hits_total")
         storeMisses = Counter(label: "\(prefix)_store_misses_total")
         storageFailures = Dictionary(
-            uniqueKeysWithValues: ["disk_full", "read_only", "refused", "other"].map {
+            uniqueKeysWithValues: ["disk_full", "read_only", "refused", "other", "queue_full"].map {
                 ($0, Counter(label: "\(prefix)_storage_failures_total", dimensions: [("cause", $0)]))
             })
     }
@@ -126,7 +127,10 @@ public final class ImageCacheMetrics: Sendable {
             totals.misses = statistics.misses
         }
         let failures = pipeline.storageFailures
-        totals.failures = ["disk_full": failures.diskFull, "read_only": failures.readOnly, "refused": failures.refused, "other": failures.other]
+        totals.failures = [
+            "disk_full": failures.diskFull, "read_only": failures.readOnly, "refused": failures.refused, "other": failures.other,
+            "queue_full": failures.queueFull,
+        ]
         let increments = reported.advance(to: totals)
         if increments.hits > 0 { storeHits.increment(by: increments.hits) }
         if increments.misses > 0 { storeMisses.increment(by: increments.misses) }

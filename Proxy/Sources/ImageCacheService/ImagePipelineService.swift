@@ -4,8 +4,9 @@ import Logging
 import ServiceLifecycle
 
 /// An image pipeline and its store as a swift-service-lifecycle `Service`: it runs until the
-/// service group shuts down, then lets the pipeline's background work finish (thumbnails being
-/// stored, stale-while-revalidate refreshes), flushes the store's pending writes and closes it.
+/// service group shuts down, then lets the pipeline's background work finish (stale-while-revalidate
+/// refreshes) and the writes its loads left waiting for the disk commit (images, thumbnails),
+/// flushes the store and closes it.
 ///
 /// Put it before the server in the group: a group shuts its services down in reverse order, so
 /// the server stops taking requests before the store closes.
@@ -35,9 +36,11 @@ public struct ImagePipelineService: Service {
         await shutDown()
     }
 
-    /// Waits for the pipeline's background work, flushes the store and closes it.
+    /// Waits for the pipeline's background work and for the writes it left waiting for the
+    /// disk, flushes the store and closes it.
     public func shutDown() async {
         await pipeline.waitForBackgroundWork()
+        await pipeline.waitForPendingWrites()
         guard let store else { return }
         do {
             try await store.flush()

@@ -34,7 +34,12 @@ struct LiveCacheTests {
         }
         let url = try fixture.signed("/live.png")
         #expect(try await HTTPGet.get(url).status == 200)
-        let stats = try await Self.cachectl(["stats", "--path", fixture.folder.url.path, "--json"])
+        // The original and its thumbnail are stored behind the answer: asked again until committed.
+        var stats = (status: Int32(-1), output: "")
+        try await eventually {
+            stats = try await Self.cachectl(["stats", "--path", fixture.folder.url.path, "--json"])
+            return stats.output.contains("\"entries\" : 2") || stats.output.contains("\"entries\":2")
+        }
         #expect(stats.status == 0)
         #expect(stats.output.contains("\"entries\" : 2") || stats.output.contains("\"entries\":2"), "\(stats.output)")
         let purge = try await Self.cachectl(["purge", "--all", "--path", fixture.folder.url.path])

@@ -139,7 +139,12 @@ struct ProxyRobustnessTests {
         let url = try fixture.signed("/m.png")
         _ = try await HTTPGet.get(url)
         _ = try await HTTPGet.get(url)
-        let metrics = String(decoding: try await HTTPGet.get(fixture.proxy.url("/metrics")).body, as: UTF8.self)
+        // The original and its thumbnail are stored behind the answers: asked again until committed.
+        var metrics = ""
+        try await eventually {
+            metrics = String(decoding: try await HTTPGet.get(fixture.proxy.url("/metrics")).body, as: UTF8.self)
+            return metrics.contains("imagecache_store_entries 2")
+        }
         #expect(metrics.contains("imagecache_loads_total{source=\"network\"} 1"))
         #expect(metrics.contains("imagecache_loads_total{source=\"memory\"} 1"))
         #expect(metrics.contains("imagecache_store_entries 2"))

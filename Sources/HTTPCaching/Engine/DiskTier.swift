@@ -34,6 +34,21 @@ package struct DiskTier: Sendable {
         if !found { try await write(entry, for: key, evaluator: evaluator) }
     }
 
+    /// Stores a derived body under `key`, tied to its source's bytes; it expires with its source,
+    /// so eviction takes expired derived entries first too.
+    /// - Throws: `StorageError.sourceChanged` when the source no longer holds the bytes it was made from.
+    func writeDerived(_ derived: WriteBehindQueue.DerivedWrite, for key: String) async throws {
+        let expiresAt = try store.metadata(for: derived.sourceKey)?.attributes.expiresAt
+        let description = derived.description
+        try await store.put(
+            NewEntry(
+                key: key, data: derived.body,
+                attributes: EntryAttributes(
+                    expiresAt: expiresAt, contentType: derived.contentType, format: description.format,
+                    pixelWidth: description.pixelWidth, pixelHeight: description.pixelHeight, cost: description.cost),
+                source: EntrySource(key: derived.sourceKey, bytes: derived.sourceBody)))
+    }
+
     func remove(_ keys: [String]) async throws {
         try await store.remove(keys)
     }

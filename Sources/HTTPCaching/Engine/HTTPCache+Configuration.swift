@@ -57,6 +57,11 @@ extension HTTPCache {
         /// one user's response never answers another user, or a request without credentials, even
         /// when the origin forgets `Vary`.
         public var credentialedResponses: CredentialedResponses = .partitionedByCredential
+        /// How much may wait in memory for the disk: responses are stored, updated after a
+        /// validation and derived bodies kept behind the load, which never waits for the disk
+        /// (``HTTPCache/waitForPendingWrites()`` does). 256 writes and 64 MiB of bodies by
+        /// default; past either, a write is dropped and counted in ``StorageFailureCounts/queueFull``.
+        public var writeBehind = WriteBehindLimits()
         /// Where the cache reports what it could not store (once per cause; see ``HTTPCache/storageFailures``).
         public var logger = Logger(label: "ImageCache.HTTPCache")
         /// The time the cache ages and judges freshness by, and stamps exchanges with: the system

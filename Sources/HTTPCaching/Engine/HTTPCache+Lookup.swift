@@ -46,8 +46,9 @@ extension HTTPCache {
         return read(transaction.key, plainRequestEvaluator: plain, judgingMemoryHits: false).found
     }
 
-    /// The memory tier's entry, else the disk tier's, which joins the memory tier with its
-    /// judgement for a plain request when `plainRequestEvaluator` is given (the request is plain).
+    /// The memory tier's entry, else the disk tier's (a write waiting for it first), which joins
+    /// the memory tier with its judgement for a plain request when `plainRequestEvaluator` is
+    /// given (the request is plain).
     private func read(
         _ key: String, plainRequestEvaluator evaluator: CachePolicyEvaluator?, judgingMemoryHits: Bool,
         readingMemory: Bool = true
@@ -62,7 +63,8 @@ extension HTTPCache {
         guard let disk else { return Lookup(key: key, found: nil, plainReuse: nil) }
         let stored: StoredEntry?
         do {
-            stored = try disk.read(key)
+            // A write not committed yet answers as the disk will once it is.
+            stored = try pendingWrites?.response(for: key) ?? disk.read(key)
         } catch {
             // A store that cannot be read is a miss: the origin still answers.
             storageFailureLog.record(error, operation: "read")

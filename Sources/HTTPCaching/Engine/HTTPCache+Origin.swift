@@ -34,7 +34,7 @@ extension HTTPCache {
         if let candidate, confirms(head, conditional: !conditionalHeaders.isEmpty, transaction) {
             if let updated = candidate.response.updating(with: head, requestTime: requestTime, responseTime: responseTime) {
                 let entry = StoredEntry(response: updated, body: candidate.body, description: candidate.description)
-                await update(entry, transaction)
+                update(entry, transaction)
                 return serve(entry, source: .revalidated, transaction, now: responseTime)
             }
             // Validators of another representation: the stored one is not confirmed. A 304 says
@@ -64,7 +64,7 @@ extension HTTPCache {
                     response: head, request: transaction.head, requestTime: requestTime, responseTime: responseTime,
                     fingerprintKey: transaction.evaluator.fingerprintKey),
                 body: body, description: description)
-            await store(entry, transaction)
+            store(entry, transaction)
             stored = entry.response
         }
         return HTTPCacheResponse(

@@ -2,21 +2,27 @@ import Foundation
 
 /// Writing to the tiers: storing, freshening and invalidating.
 extension HTTPCache {
-    /// Keeps a new response in every tier, replacing what was stored for the key.
+    /// Keeps a new response in every tier, replacing what was stored for the key: the memory
+    /// tier now, the disk tier behind the response (``WriteBehindQueue``, which answers reads of
+    /// it until it commits).
     ///
-    /// A disk failure (full, read-only, an entry the store refuses) is counted and logged, never
-    /// thrown: the response the origin sent is the caller's whether or not it could be cached.
-    func store(_ entry: StoredEntry, _ transaction: Transaction) async {
-        let entry = transaction.summarised(entry)
-        memory?.keep(entry, for: transaction.key, plainReuse: transaction.plainReuse(of: entry))
-        await onDisk("store") { try await $0.write(entry, for: transaction.key, evaluator: transaction.evaluator) }
+    /// A disk failure (full, read-only, an entry the store refuses, a queue at its limits) is
+    /// counted and logged, never thrown: the response the origin sent is the caller's whether or
+    /// not it could be cached.
+    func store(_ entry: StoredEntry, _ transaction: Transaction) {
+        keep(entry, transaction, replacingBody: true)
     }
 
-    /// Replaces a stored response's headers after a validation; the body stays. Failures as for ``store(_:_:)``.
-    func update(_ entry: StoredEntry, _ transaction: Transaction) async {
+    /// Replaces a stored response's headers after a validation; the body stays. As ``store(_:_:)``.
+    func update(_ entry: StoredEntry, _ transaction: Transaction) {
+        keep(entry, transaction, replacingBody: false)
+    }
+
+    private func keep(_ entry: StoredEntry, _ transaction: Transaction, replacingBody: Bool) {
         let entry = transaction.summarised(entry)
         memory?.keep(entry, for: transaction.key, plainReuse: transaction.plainReuse(of: entry))
-        await onDisk("update") { try await $0.update(entry, for: transaction.key, evaluator: transaction.evaluator) }
+        pendingWrites?.enqueue(
+            .response(entry, evaluator: transaction.evaluator, replacesBody: replacingBody), for: transaction.key)
     }
 
     /// Runs `body` on the disk tier, if there is one; a failure is counted and logged, not thrown.
@@ -49,9 +55,11 @@ extension HTTPCache {
         await remove(keys.filter { seen.insert($0).inserted })
     }
 
-    /// Removes `keys` from every tier. A disk failure is counted and logged as for ``store(_:_:)``.
+    /// Removes `keys` from every tier, writes waiting for them included, after any being
+    /// committed. A disk failure is counted and logged as for ``store(_:_:)``.
     func remove(_ keys: [String]) async {
         for key in keys { memory?.remove(key) }
+        await pendingWrites?.cancel(keys)
         await onDisk("remove") { try await $0.remove(keys) }
     }
 

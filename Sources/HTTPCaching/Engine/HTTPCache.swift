@@ -32,6 +32,8 @@ public final class HTTPCache: Sendable {
     /// Read before the disk tier and kept in step with it: the cache's own, or its user's.
     let memory: (any HTTPMemoryTier)?
     package let disk: DiskTier?
+    /// The disk tier's writes, behind the responses; read before the disk tier. Nil without one.
+    package let pendingWrites: WriteBehindQueue?
     let background = BackgroundWork()
     /// Exchanges with origins: slots, retries, bodies read through an acceptor.
     package let origin: OriginFetcher
@@ -41,9 +43,13 @@ public final class HTTPCache: Sendable {
     package let fingerprintKey: FingerprintKey
 
     /// How often the disk tier failed to store, update or remove a response (a full disk, a
-    /// read-only store, an entry over the store's limits). Such a failure never fails a request:
-    /// the response is returned as it arrived, and each cause is logged once.
+    /// read-only store, an entry over the store's limits, a write dropped because too many
+    /// waited). Such a failure never fails a request: the response is returned as it arrived,
+    /// and each cause is logged once.
     public var storageFailures: StorageFailureCounts { storageFailureLog.counts }
+
+    /// What the writes behind responses have done, and what waits now (empty without a store).
+    public var writeBehindStatistics: WriteBehindStatistics { pendingWrites?.statistics ?? WriteBehindStatistics() }
 
     /// Creates a cache.
     public convenience init(configuration: Configuration = Configuration()) {
@@ -61,8 +67,13 @@ public final class HTTPCache: Sendable {
                 ? EntryMemoryTier(
                     entries: MemoryCache(costLimit: configuration.memoryCostLimit, countLimit: configuration.memoryCountLimit))
                 : nil)
-        disk = configuration.store.map { DiskTier(store: $0) }
-        storageFailureLog = StorageFailureLog(logger: configuration.logger)
+        let disk = configuration.store.map { DiskTier(store: $0) }
+        let storageFailureLog = StorageFailureLog(logger: configuration.logger)
+        self.disk = disk
+        self.storageFailureLog = storageFailureLog
+        pendingWrites = disk.map {
+            WriteBehindQueue(disk: $0, limits: configuration.writeBehind, failures: storageFailureLog)
+        }
         fingerprintKey =
             configuration.store.map { FingerprintKeyFile.key(for: $0, logger: configuration.logger) } ?? .process
     }
@@ -128,6 +139,17 @@ public final class HTTPCache: Sendable {
     /// Waits for background work (`stale-while-revalidate` refreshes) to finish.
     public func waitForBackgroundWork() async {
         await background.waitUntilIdle()
+    }
+
+    /// Waits until every write to the disk tier made before the call (a store, an update after a
+    /// validation, a derived body) has been committed to the store, or has failed (counted in
+    /// ``storageFailures``). Loads never wait for the disk; call this before another process
+    /// reads the store, before the process exits, or before asking the store what it holds.
+    ///
+    /// Committed means handed to the store: whether it is synced to stable storage yet is the
+    /// store's `Durability`.
+    public func waitForPendingWrites() async {
+        await pendingWrites?.waitUntilCommitted()
     }
 }
 

@@ -43,4 +43,21 @@ final class StorageFailureLog: Sendable {
                 metadata: ["cause": "\(kind)", "error": "\(error)"])
         }
     }
+
+    /// Counts a write dropped because the writes waiting for the disk were at `limits`, and logs
+    /// the cause the first time.
+    func recordQueueFull(_ operation: String, limits: WriteBehindLimits) {
+        let first = state.withLock { state in
+            state.counts.queueFull += 1
+            return state.logged.insert("queue full").inserted
+        }
+        if first {
+            logger.warning(
+                "Could not \(operation) a cached response: the writes waiting for the disk are at their limits; loads go on without it (logged once per cause). Raise HTTPCache.Configuration.writeBehind if the disk is only briefly slow.",
+                metadata: [
+                    "cause": "queue full", "maxPendingWrites": "\(limits.maxPendingWrites)",
+                    "maxPendingBytes": "\(limits.maxPendingBytes)",
+                ])
+        }
+    }
 }

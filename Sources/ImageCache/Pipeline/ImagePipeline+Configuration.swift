@@ -58,6 +58,12 @@ extension ImagePipeline {
             get { memoryPressureMonitor != nil }
             set { memoryPressureMonitor = newValue ? .shared : nil }
         }
+        /// How much may wait in memory for the disk cache: images are stored, updated after a
+        /// revalidation and thumbnails kept on disk behind the load, which never waits for the
+        /// disk (``ImagePipeline/waitForPendingWrites()`` does). 256 writes and 64 MiB of bodies
+        /// by default; past either a write is dropped, counted in
+        /// `StorageFailureCounts.queueFull` (``ImagePipeline/storageFailures``) and logged.
+        public var writeBehind = WriteBehindLimits()
         /// Where the pipeline and its HTTP cache say what went wrong (each cause once).
         public var logger = Logger(label: "ImageCache.ImagePipeline")
 

@@ -57,8 +57,10 @@ extension ImagePipeline {
         return (stored, info)
     }
 
-    /// Encodes `decoded` (`EncodedFormat.choice(for:)`: JPEG, PNG where there is alpha) and stores it as a variant of `original`'s bytes. A failure loses only the
-    /// variant: the next launch decodes the original again.
+    /// Encodes `decoded` (`EncodedFormat.choice(for:)`: JPEG, PNG where there is alpha) and puts
+    /// it in line for the disk as a variant of `original`'s bytes (committed behind the load, read
+    /// meanwhile from the line). A failure loses only the variant: the next launch decodes the
+    /// original again.
     func keepVariantOnDisk(_ decoded: DecodedImage, processing: ImageProcessing, of request: ImageRequest, original: Data)
         async
     {
@@ -71,7 +73,7 @@ extension ImagePipeline {
         else { return }
         let description = BodyDescription(
             format: format.rawValue, pixelWidth: decoded.pixelWidth, pixelHeight: decoded.pixelHeight, cost: decoded.cost)
-        await http.storeDerived(
+        http.storeDerived(
             body, description: description, contentType: "image/\(format.rawValue)", name: processing.identifier,
             of: configuration.key(for: request), sourceBody: original)
     }

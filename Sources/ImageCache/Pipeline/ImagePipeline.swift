@@ -8,7 +8,8 @@ import Foundation
 /// by priority, transient failures are retried with backoff, and only validated images are ever
 /// cached: an HTML error page with status 200 is refused with ``ImageLoadError/invalidImage(_:)``.
 /// HTTP caching (RFC 9111) is `HTTPCache`'s; the pipeline adds image validation, the memory tier
-/// of validated images, and the policies.
+/// of validated images, and the policies. A load never waits for the disk: what it stores is
+/// committed behind it and read back meanwhile (``waitForPendingWrites()`` waits for it).
 ///
 /// ```swift
 /// let pipeline = ImagePipeline(configuration: .init(diskCache: try PersistentStore(directory: folder)))
@@ -55,6 +56,7 @@ public final class ImagePipeline: Sendable {
         http.fetchDeadline = configuration.fetchDeadline
         http.minimumTransferRate = configuration.minimumTransferRate
         http.credentialedResponses = configuration.credentialedResponses
+        http.writeBehind = configuration.writeBehind
         if let cacheKey = configuration.cacheKey { http.cacheKey = cacheKey }
         http.logger = configuration.logger
         memoryTier = ImageMemoryTier(images: memory)
@@ -141,9 +143,13 @@ public final class ImagePipeline: Sendable {
     public var memoryCost: Int { memory.totalCost }
 
     /// How often the disk cache failed to store, update or remove an image (a full disk, a
-    /// read-only store, a key over its limit). Loads never fail for it: they return the image they
-    /// fetched (source ``ImageSource/network``), and each cause is logged once.
+    /// read-only store, a key over its limit, a write dropped because too many waited for the
+    /// disk). Loads never fail for it: they return the image they fetched (source
+    /// ``ImageSource/network``), and each cause is logged once.
     public var storageFailures: StorageFailureCounts { http.storageFailures }
+
+    /// What the writes to the disk cache behind the loads have done, and what waits now.
+    public var writeBehindStatistics: WriteBehindStatistics { http.writeBehindStatistics }
 
     /// The memory tier's key for `request`: the configured key, partitioned by the request's
     /// credentials exactly as the HTTP cache partitions its storage
@@ -160,6 +166,22 @@ public final class ImagePipeline: Sendable {
     public func waitForBackgroundWork() async {
         await background.waitUntilIdle()
         await http.waitForBackgroundWork()
+    }
+
+    /// Waits until every write to the disk cache made before the call (images stored, updated
+    /// after a revalidation, thumbnails kept on disk) has been committed to the store, or has
+    /// failed (counted in ``storageFailures``).
+    ///
+    /// A load returns without waiting for the disk; meanwhile this pipeline reads its own writes
+    /// from the line they wait in. Call this before the process exits, before another process
+    /// (or `cachectl`) reads the store, and before asking the store what it holds.
+    ///
+    /// ```swift
+    /// _ = try await pipeline.image(for: request)
+    /// await pipeline.waitForPendingWrites()   // now on disk
+    /// ```
+    public func waitForPendingWrites() async {
+        await http.waitForPendingWrites()
     }
 
     private func load(

@@ -18,6 +18,10 @@ struct WarmRun {
         configuration.maxConcurrentFetches = concurrency
         // Warming fills the disk; holding every image in memory as well would only cost RAM.
         configuration.memoryCountLimit = 0
+        // Each load waits for its write before the next starts, so at most `concurrency` bodies
+        // wait for the disk: the limits only have to let all of them in, never to drop one.
+        configuration.writeBehind.maxPendingBytes = max(
+            configuration.writeBehind.maxPendingBytes, concurrency * configuration.maxBodyBytes)
         let pipeline = ImagePipeline(configuration: configuration)
         let progress = ProgressBar(label: "warm", total: lines.count)
         defer { progress.finish() }
@@ -39,6 +43,7 @@ struct WarmRun {
             }
         }
         await pipeline.waitForBackgroundWork()
+        await pipeline.waitForPendingWrites()
         var report = WarmReport()
         for (line, outcome) in zip(lines, outcomes.compactMap { $0 }) { report.add(outcome, for: line) }
         return report
@@ -48,6 +53,8 @@ struct WarmRun {
         guard case let .url(url) = line else { return .refused("not an http or https URL") }
         do {
             let response = try await pipeline.image(for: ImageRequest(url: url, policy: .persistent()))
+            // Loads return before their writes commit; warm reports what is on disk.
+            await pipeline.waitForPendingWrites()
             guard try store.contains(pipeline.configuration.key(for: ImageRequest(url: url))) else {
                 return .refused("the response may not be stored (Cache-Control: no-store, private or an uncacheable status)")
             }

@@ -47,6 +47,7 @@ struct BodyLimitTests {
         let delivery = try #require(origin.deliveries.first)
         #expect(!delivery.completed, "the origin wrote all \(delivery.bodyBytesWritten) bytes")
         #expect(delivery.bodyBytesWritten < bomb.count)
+        await cache.waitForPendingWrites()
         #expect(try store.statistics().entries == 0)
     }
 

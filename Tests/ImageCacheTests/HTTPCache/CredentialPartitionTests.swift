@@ -41,6 +41,7 @@ struct CredentialPartitionTests {
         #expect(try await Self.get(cache, url, ["Cookie": "id=A"]) == ("for id=A", .network))
         #expect(origin.requests.map { $0.header("Authorization") } == ["Bearer A", "Bearer B", nil, nil])
         // Each partition is kept, and A's survives the others: a new cache on the store still serves it.
+        await cache.waitForPendingWrites()
         let reopened = HTTPCache(configuration: .init(store: store))
         #expect(try await Self.get(reopened, url, userA) == ("for Bearer A", .cache(.disk)))
         #expect(try await Self.get(reopened, url) == ("for anonymous", .cache(.disk)))

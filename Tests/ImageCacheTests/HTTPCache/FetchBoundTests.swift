@@ -61,6 +61,7 @@ struct FetchBoundTests {
         try await eventually { origin.deliveries.contains { $0.target == "/slow" } }
         let delivery = try #require(origin.deliveries.first { $0.target == "/slow" })
         #expect(!delivery.completed)
+        await cache.waitForPendingWrites()
         #expect(try store.statistics().entries == 1)
     }
 

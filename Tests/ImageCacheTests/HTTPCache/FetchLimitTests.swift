@@ -86,7 +86,9 @@ struct FetchLimitTests {
         let store = try PersistentStore(directory: folder.url)
         defer { store.close() }
         // Stored with ETag "a" through a cache without a limit.
-        _ = try await HTTPCache(configuration: .init(store: store)).response(for: HTTPCacheRequest(url: origin.url("/s")))
+        let first = HTTPCache(configuration: .init(store: store))
+        _ = try await first.response(for: HTTPCacheRequest(url: origin.url("/s")))
+        await first.waitForPendingWrites()
         let cache = Self.cache(limit: 1, store: store)
         let refetch = Task { try await cache.response(for: HTTPCacheRequest(url: origin.url("/s"))) }
         // A refetch waiting for the slot its own revalidation holds would wait forever: give it 20 s,

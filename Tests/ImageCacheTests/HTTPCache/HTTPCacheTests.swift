@@ -58,6 +58,7 @@ struct HTTPCacheTests {
         // Served from storage, so it says how old it is: the origin's 20 s, plus the seconds since.
         let age = try #require(second.head.headers.firstValue(for: "Age").flatMap { Int($0) })
         #expect(age >= 20 && age <= 21 + Int(elapsed.components.seconds), "Age \(age) after \(elapsed)")
+        await fixture.cache.waitForPendingWrites()
         let reopened = HTTPCache(configuration: .init(store: fixture.store))
         #expect(try await reopened.response(for: HTTPCacheRequest(url: fixture.origin.url("/a"))).source == .cache(.disk))
         #expect(fixture.hits("/a") == 1)
@@ -135,6 +136,7 @@ struct HTTPCacheTests {
             guard case let HTTPCacheError.refused(reason) = error else { return false }
             return reason is OnlyText.NotText
         }
+        await fixture.cache.waitForPendingWrites()
         #expect(try fixture.store.statistics().entries == 0)
     }
 

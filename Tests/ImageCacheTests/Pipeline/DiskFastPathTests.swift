@@ -26,7 +26,7 @@ struct DiskFastPathTests {
         let fixture = try await PipelineFixture(handler: Self.origin(("Cache-Control", "max-age=3600")))
         let request = fixture.request("/fresh.png")
         #expect(try await fixture.pipeline.image(for: request).source == .network)
-        let relaunched = try fixture.relaunchedPipeline()
+        let relaunched = try await fixture.relaunchedPipeline()
         let fromDisk = try await relaunched.image(for: request)
         #expect(fromDisk.source == .disk)
         #expect(fromDisk.data == Self.png)
@@ -44,7 +44,7 @@ struct DiskFastPathTests {
         let fixture = try await PipelineFixture(handler: Self.origin(("Cache-Control", "max-age=0")))
         let request = fixture.request("/stale.png")
         #expect(try await fixture.pipeline.image(for: request).source == .network)
-        let relaunched = try fixture.relaunchedPipeline()
+        let relaunched = try await fixture.relaunchedPipeline()
         #expect(try await relaunched.image(for: request).source == .revalidated)
         #expect(fixture.origin.requests.last?.header("If-None-Match") == "\"d\"")
     }
@@ -54,7 +54,7 @@ struct DiskFastPathTests {
         let fixture = try await PipelineFixture(handler: Self.origin(("Cache-Control", "no-cache, max-age=3600")))
         let request = fixture.request("/no-cache.png")
         _ = try await fixture.pipeline.image(for: request)
-        let relaunched = try fixture.relaunchedPipeline()
+        let relaunched = try await fixture.relaunchedPipeline()
         #expect(try await relaunched.image(for: request).source == .revalidated)
         #expect(fixture.originHits("/no-cache.png") == 2)
     }
@@ -65,7 +65,7 @@ struct DiskFastPathTests {
         var withAccept = fixture.request("/vary.png")
         withAccept.headers = ["Accept": "image/webp"]
         _ = try await fixture.pipeline.image(for: withAccept)
-        let relaunched = try fixture.relaunchedPipeline()
+        let relaunched = try await fixture.relaunchedPipeline()
         let plain = fixture.request("/vary.png")
         let response = try await relaunched.image(for: plain)
         #expect(response.source == .network || response.source == .revalidated)
@@ -76,7 +76,7 @@ struct DiskFastPathTests {
     func requestHeaders() async throws {
         let fixture = try await PipelineFixture(handler: Self.origin(("Cache-Control", "max-age=3600")))
         _ = try await fixture.pipeline.image(for: fixture.request("/h.png"))
-        let relaunched = try fixture.relaunchedPipeline()
+        let relaunched = try await fixture.relaunchedPipeline()
         var request = fixture.request("/h.png")
         request.headers = ["Cache-Control": "max-age=0"]
         #expect(try await relaunched.image(for: request).source == .revalidated)
@@ -87,7 +87,7 @@ struct DiskFastPathTests {
     func override() async throws {
         let fixture = try await PipelineFixture(handler: Self.origin(("Cache-Control", "max-age=0")))
         _ = try await fixture.pipeline.image(for: fixture.request("/o.png"))
-        let relaunched = try fixture.relaunchedPipeline()
+        let relaunched = try await fixture.relaunchedPipeline()
         let atLeastAnHour = fixture.request("/o.png", policy: .persistent(.minimumTimeToLive(.seconds(3600))))
         #expect(try await relaunched.image(for: atLeastAnHour).source == .disk)
         #expect(fixture.originHits("/o.png") == 1)
@@ -103,6 +103,7 @@ struct DiskFastPathTests {
         // Stored through the plain HTTP cache: a response with no image description.
         let cache = HTTPCache(configuration: .init(store: fixture.store))
         #expect(try await cache.response(for: HTTPCacheRequest(url: request.url)).head.status == 200)
+        await cache.waitForPendingWrites()  // another cache's writes: this pipeline reads them from disk
         let response = try await fixture.pipeline.image(for: request)
         #expect(response.source == .disk)
         #expect(response.info.format == .png)
@@ -141,14 +142,14 @@ struct DiskFastPathTests {
         let staleOrigin = try await PipelineFixture(handler: Self.origin(("Cache-Control", "max-age=0")))
         #expect(try await fixture.pipeline.image(for: fixture.request("/once.png")).source == .network)
         #expect(try await Self.counted(fixture.store) == (hits: 0, misses: 1))
-        let relaunched = try fixture.relaunchedPipeline()
+        let relaunched = try await fixture.relaunchedPipeline()
         #expect(try await relaunched.image(for: fixture.request("/once.png")).source == .disk)
         let reopened = try PersistentStore(directory: fixture.folder.url)
         defer { reopened.close() }
         #expect(try await Self.counted(reopened) == (hits: 1, misses: 1))
 
         #expect(try await staleOrigin.pipeline.image(for: staleOrigin.request("/again.png")).source == .network)
-        let staleRelaunched = try staleOrigin.relaunchedPipeline()
+        let staleRelaunched = try await staleOrigin.relaunchedPipeline()
         #expect(try await staleRelaunched.image(for: staleOrigin.request("/again.png")).source == .revalidated)
         let staleStore = try PersistentStore(directory: staleOrigin.folder.url)
         defer { staleStore.close() }
@@ -167,7 +168,7 @@ struct DiskFastPathTests {
         _ = try await fixture.pipeline.image(for: qualified)
         #expect(fixture.pipeline.cachedImage(for: lifted)?.source == .memory)
         #expect(fixture.pipeline.cachedImage(for: qualified)?.source == .memory)
-        let relaunched = try fixture.relaunchedPipeline()
+        let relaunched = try await fixture.relaunchedPipeline()
         #expect(try await relaunched.image(for: lifted).source == .disk)
         #expect(try await relaunched.image(for: qualified).source == .disk)
         #expect(fixture.originHits("/lifted.png") == 1)

@@ -56,6 +56,7 @@ struct DiskVariantTests {
         let fetched = try await first.image(for: Self.thumbnail(url))
         #expect(fetched.source == .network && fetched.decoded?.pixelWidth == 60)
         #expect(firstDecoder.seen == ["png"])
+        await first.waitForPendingWrites()
         try await firstStore.flush()
         let stats = try firstStore.statistics()
         #expect(stats.entries == 2 && stats.derivedEntries == 1, "\(stats.entries) entries, \(stats.derivedEntries) derived")
@@ -75,6 +76,7 @@ struct DiskVariantTests {
         let pixel = try #require(shown.decoded).pixel(x: 30, y: 20)
         #expect(abs(Int(pixel.0) - 200) < 10 && abs(Int(pixel.2) - 30) < 10, "\(pixel)")
         #expect(decoder.seen == ["jpeg"], "only the variant was decoded (the original is a PNG)")
+        await second.waitForPendingWrites()
         try await store.flush()
         #expect(try store.statistics().hits == hitsBefore + 1, "one read: the variant's, not the original's bytes")
         #expect(origin.requests.count == 1)
@@ -101,6 +103,7 @@ struct DiskVariantTests {
 
         let (first, firstStore) = try Self.launch(folder.url, decoder: RecordingDecoder())
         _ = try await first.image(for: Self.thumbnail(url))
+        await first.waitForPendingWrites()
         firstStore.close()
 
         // no-cache: the original may not be reused without asking, so neither may its variant.
@@ -109,6 +112,7 @@ struct DiskVariantTests {
         let unchanged = try await second.image(for: Self.thumbnail(url))
         #expect(unchanged.source == .revalidated)
         #expect(decoder.seen == ["png"])
+        await second.waitForPendingWrites()
         try await secondStore.flush()
         #expect(try secondStore.statistics().derivedEntries == 1, "a 304 keeps the variant")
         secondStore.close()
@@ -120,6 +124,7 @@ struct DiskVariantTests {
         #expect(changed.source == .network)
         let pixel = try #require(changed.decoded).pixel(x: 30, y: 20)
         #expect(pixel.2 > 180 && pixel.0 < 60, "the new bytes' pixels: \(pixel)")
+        await third.waitForPendingWrites()
         try await store.flush()
         let variants = try store.entries(matching: EntryQuery(isDerived: true))
         #expect(variants.count == 1)

@@ -30,6 +30,7 @@ struct EarlyRefusalTests {
         // minute): the refusal comes after the first bytes, so that is all it wrote, however long
         // a loaded run took to refuse (one took 8.7 s, by when a paced origin had written a third).
         #expect(delivery.bodyBytesWritten < page.count / 4, "wrote \(delivery.bodyBytesWritten) of \(page.count) bytes")
+        await fixture.pipeline.waitForPendingWrites()
         #expect(try fixture.store.statistics().entries == 0)
     }
 }

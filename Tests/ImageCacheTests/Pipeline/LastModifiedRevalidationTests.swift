@@ -30,6 +30,7 @@ struct LastModifiedRevalidationTests {
         let request = fixture.request("/dated.png")
         let fetched = try await fixture.pipeline.image(for: request)
         #expect(fetched.source == .network && fetched.data == Self.first)
+        await fixture.pipeline.waitForPendingWrites()
         let stored = try #require(try fixture.store.metadata(for: request.url.absoluteString))
         #expect(stored.attributes.etag == nil)
 
@@ -42,7 +43,7 @@ struct LastModifiedRevalidationTests {
         #expect(asked.header("If-None-Match") == nil)
 
         // The 304 kept the stored date: a relaunched app asks with it again, and still gets a 304.
-        let relaunched = try fixture.relaunchedPipeline()
+        let relaunched = try await fixture.relaunchedPipeline()
         let afterRelaunch = try await relaunched.image(for: request)
         #expect(afterRelaunch.source == .revalidated && afterRelaunch.data == Self.first)
         #expect(fixture.origin.requests.last?.header("If-Modified-Since") == Self.firstModified)

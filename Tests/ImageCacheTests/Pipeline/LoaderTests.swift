@@ -90,6 +90,7 @@ struct LoaderTests {
             }
         }
         #expect(fixture.originHits("/error.jpg") == 2)
+        await fixture.pipeline.waitForPendingWrites()
         #expect(try fixture.store.statistics().entries == 0)
     }
 
@@ -115,6 +116,7 @@ struct LoaderTests {
         await #expect(throws: ImageLoadError.bodyTooLarge(limit: 50 * 1024 * 1024)) {
             try await fixture.pipeline.image(for: fixture.request("/big.jpg"))
         }
+        await fixture.pipeline.waitForPendingWrites()
         #expect(try fixture.store.statistics().entries == 0)
     }
 
@@ -151,6 +153,7 @@ struct LoaderTests {
         #expect(fixture.origin.requests.count == 5)
         for request in requests { #expect(try await fixture.pipeline.image(for: request).source == .memory) }
         #expect(fixture.origin.requests.count == 5)
+        await fixture.pipeline.waitForPendingWrites()
         #expect(try fixture.store.statistics().entries == 5)
     }
 

@@ -26,8 +26,10 @@ final class PipelineFixture: Sendable {
         pipeline = ImagePipeline(configuration: configuration)
     }
 
-    /// A second pipeline on a reopened store, as a relaunched app would have.
-    func relaunchedPipeline() throws -> ImagePipeline {
+    /// A second pipeline on a reopened store, as a relaunched app would have: the first one's
+    /// writes committed, as an app's are before it exits.
+    func relaunchedPipeline() async throws -> ImagePipeline {
+        await pipeline.waitForPendingWrites()
         store.close()
         return ImagePipeline(configuration: .init(diskCache: try PersistentStore(directory: folder.url)))
     }

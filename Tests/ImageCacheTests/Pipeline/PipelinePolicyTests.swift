@@ -26,6 +26,7 @@ struct PipelinePolicyTests {
         let second = try await fixture.pipeline.image(for: request)
         #expect(second.source == .network)
         #expect(fixture.originHits("/a.png") == 2)
+        await fixture.pipeline.waitForPendingWrites()
         #expect(try fixture.store.statistics().entries == 0)
         // And a persistent request afterwards finds nothing the view-cycle loads left behind.
         #expect(try await fixture.pipeline.image(for: fixture.request("/a.png")).source == .network)
@@ -38,6 +39,7 @@ struct PipelinePolicyTests {
         #expect(try await fixture.pipeline.image(for: request).source == .network)
         #expect(try await fixture.pipeline.image(for: request).source == .memory)
         #expect(fixture.originHits("/s.png") == 1)
+        await fixture.pipeline.waitForPendingWrites()
         #expect(try fixture.store.statistics().entries == 0)
         fixture.pipeline.removeAllFromMemory()
         #expect(try await fixture.pipeline.image(for: request).source == .network)
@@ -70,11 +72,12 @@ struct PipelinePolicyTests {
         let request = fixture.request("/p.png")
         #expect(try await fixture.pipeline.image(for: request).source == .network)
         #expect(try await fixture.pipeline.image(for: request).source == .memory)
+        await fixture.pipeline.waitForPendingWrites()
         let metadata = try #require(try fixture.store.metadata(for: request.url.absoluteString))
         #expect(metadata.attributes.etag == "\"v1\"")
         #expect(metadata.attributes.format == "png")
         #expect(metadata.attributes.expiresAt.map { $0 > Date().addingTimeInterval(3000) } == true)
-        let relaunched = try fixture.relaunchedPipeline()
+        let relaunched = try await fixture.relaunchedPipeline()
         let fromDisk = try await relaunched.image(for: request)
         #expect(fromDisk.source == .disk)
         #expect(fromDisk.data == Self.png)
@@ -96,6 +99,7 @@ struct PipelinePolicyTests {
         #expect(second.data == Self.png)
         #expect(second.http?.headers.firstValue(for: "X-Seen") == "revalidated")
         #expect(fixture.origin.requests.last?.header("If-None-Match") == "\"v1\"")
+        await fixture.pipeline.waitForPendingWrites()
         let stored = try #require(try fixture.store.metadata(for: request.url.absoluteString))
         #expect(stored.attributes.etag == "\"v1\"")
     }
@@ -106,6 +110,7 @@ struct PipelinePolicyTests {
         let request = fixture.request("/n.png")
         #expect(try await fixture.pipeline.image(for: request).source == .network)
         #expect(try await fixture.pipeline.image(for: request).source == .network)
+        await fixture.pipeline.waitForPendingWrites()
         #expect(try fixture.store.statistics().entries == 0)
     }
 

@@ -28,6 +28,7 @@ struct StorageFailureTests {
             #expect(response.source == .network)
             #expect(response.data == png)
         }
+        await pipeline.waitForPendingWrites()  // the store refuses the key when the write commits
         #expect(pipeline.storageFailures.refused == 3)
         #expect(pipeline.storageFailures.total == 3)
         #expect(try store.statistics().entries == 0)
