@@ -80,7 +80,8 @@ struct HTTPCacheConformanceTests {
     ) async throws -> (results: [String: TestOutcome], rescued: [CacheTestsCase]) {
         var first = ConformanceRun(tests: tests)
         configure(&first)
-        var results = try await first.run()
+        let firstResults = try await first.run()
+        var results = firstResults
         let missed = tests.filter { results[$0.id]?.isPassed != true }
         guard !missed.isEmpty else { return (results, []) }
         var again = ConformanceRun(tests: missed)
@@ -90,6 +91,7 @@ struct HTTPCacheConformanceTests {
         let rescued = missed.filter { rerun[$0.id]?.isPassed == true }
         for test in rescued { results[test.id] = rerun[test.id] }
         print("http-cache-conformance: \(missed.count) missed, \(rescued.count) passed when run again: \(rescued.map(\.id))")
+        for test in rescued { print("  rescued \(test.id), first run: \(firstResults[test.id].map { "\($0)" } ?? "no result")") }
         return (results, rescued)
     }
 
