@@ -166,12 +166,15 @@ extension FullDiskTests {
         let disk = try MountedFileSystem.tmpfs(bytes: 12 << 20)
         let folder = disk.url.appendingPathComponent("cache")
         let path = ["--path", folder.path]
-        let writer = try await WorkerProcess(role: "writer", directory: folder)
+        // Bound by its byte limit only: under the free-space rule the writer would evict to make
+        // room inside its files once the filler has the rest, and never be refused.
+        let writer = try await WorkerProcess(
+            role: "writer", directory: folder, environment: ["STORAGE_WORKER_BYTE_LIMIT_ONLY": "1"])
         defer { Foundation.kill(writer.processIdentifier, SIGKILL) }
         #expect(await writer.waitUntilReady())
         // Its first batches, before the disk is filled. A fast writer may fill a volume this small
-        // by itself before the filler does (the free-space rule does not yet count what LMDB's
-        // file will grow to), so refusals are counted from here on, not required to be none yet.
+        // by itself before the filler does, so refusals are counted from here on, not required to
+        // be none yet.
         let firstBatchDeadline = ContinuousClock.now + .seconds(30)
         while WriterProgress(writer).acknowledged == 0, ContinuousClock.now < firstBatchDeadline {
             try await Task.sleep(for: .milliseconds(5))

@@ -29,6 +29,9 @@ struct StorageWorker {
         var configuration = StoreConfiguration()
         // STORAGE_WORKER_NO_LIMIT=1: nothing is evicted, so every acknowledged put must survive.
         configuration.byteLimit = environment["STORAGE_WORKER_NO_LIMIT"] == "1" ? 1 << 40 : 8 * 1024 * 1024
+        // STORAGE_WORKER_BYTE_LIMIT_ONLY=1: the volume's free space does not bound the store, so a
+        // writer fills a full disk until it is refused (the free-space rule would evict instead).
+        if environment["STORAGE_WORKER_BYTE_LIMIT_ONLY"] == "1" { configuration.diskSpace = .byteLimitOnly }
         // STORAGE_WORKER_MAP_BYTES=N: a small first map, so writers grow it while others read.
         if let mapBytes = environment["STORAGE_WORKER_MAP_BYTES"].flatMap(Int.init) { configuration.initialMapBytes = mapBytes }
         // STORAGE_WORKER_STRICT=1: damage is an error, never a silent rebuild.
