@@ -106,12 +106,13 @@ struct FullDiskTests {
         let reserve = folder.appendingPathComponent("space.reserve")
         #expect(((try? FileManager.default.attributesOfItem(atPath: reserve.path)[.size]) as? Int ?? 0) > 0)
 
-        // With no app holding it, purge on a full disk also gives the bytes back to the volume.
+        // With no app holding it, purge --all on a full disk deletes the cache's files, which
+        // gives their bytes back to the volume at once.
         _ = try disk.fill()
         let availableBefore = disk.availableBytes
         let purgeAll = try await Cachectl.run(["purge", "--all", "--json"] + path)
         #expect(purgeAll.status == 0, "\(purgeAll)")
-        #expect(purgeAll.output.contains("\"compacted\" : true"), "\(purgeAll)")
+        #expect(purgeAll.output.contains("\"files_deleted\" : true"), "\(purgeAll)")
         let freed = disk.availableBytes - availableBefore
         print("purge --all on a full disk gave the volume \(freed) bytes")
         #expect(freed > 1 << 20)
@@ -279,5 +280,57 @@ struct ForeignUserTests {
         let export = try await Cachectl.run(["export", "--to", target.url.path, "--path", cache.url.path])
         #expect(export.status == 2, "\(export)")
         #expect(try String(contentsOf: precious, encoding: .utf8) == "precious")
+    }
+}
+
+extension FullDiskTests {
+    @Test("purge --all on a full 8 MiB volume deletes the cache's files: counts true after it, the bytes back at once, an empty cache that takes writes")
+    func purgeAllGivesSpaceBack() async throws {
+        let disk = try MountedFileSystem.tmpfs(bytes: 8 << 20)
+        let folder = disk.url.appendingPathComponent("cache")
+        let path = ["--path", folder.path]
+        do {
+            let store = try PersistentStore(directory: folder, configuration: Self.storeConfiguration())
+            defer { store.close() }
+            for number in 0..<16 { try await store.put(NewEntry(key: "https://img.example/\(number)", data: Self.png(number))) }
+            try await store.flush()
+        }
+        let filler = try disk.fill()
+        let freeBefore = disk.availableBytes
+        let dataFileBytes = try #require(FileManager.default.attributesOfItem(atPath: folder.path + "/blobs/data.mdb")[.size] as? Int)
+
+        let purge = try await Cachectl.run(["purge", "--all"] + path)
+        #expect(purge.status == 0, "\(purge)")
+        #expect(purge.output.contains("removed 16 entries"), "\(purge.output)")
+        #expect(purge.output.contains("now holds 0 entries"), "\(purge.output)")
+        #expect(purge.output.contains("deleted the cache's files"), "\(purge.output)")
+        // The data file's bytes are back, less the few pages of the empty store made in its place.
+        #expect(disk.availableBytes - freeBefore > dataFileBytes - (512 << 10), "\(freeBefore) → \(disk.availableBytes)")
+
+        let stats = try await Cachectl.run(["stats"] + path)
+        #expect(stats.status == 0, "\(stats)")
+        #expect(stats.output.contains("entries       0"), "\(stats.output)")
+        let store = try PersistentStore(directory: folder, configuration: Self.storeConfiguration())
+        defer { store.close() }
+        try await store.put(NewEntry(key: "https://img.example/after", data: Self.png(99)))
+        #expect(try store.get("https://img.example/after")?.data == Self.png(99))
+        #expect(try await store.verify().isClean)
+        try FileManager.default.removeItem(at: filler)
+    }
+
+    @Test("purge --all beside another process that has the cache open removes the entries one by one and says so truly")
+    func purgeAllBesideAnOpener() async throws {
+        let disk = try MountedFileSystem.tmpfs(bytes: 16 << 20)
+        let folder = disk.url.appendingPathComponent("cache")
+        let store = try PersistentStore(directory: folder, configuration: Self.storeConfiguration())
+        defer { store.close() }
+        for number in 0..<5 { try await store.put(NewEntry(key: "https://img.example/\(number)", data: Self.png(number))) }
+        try await store.flush()
+        let purge = try await Cachectl.run(["purge", "--all", "--path", folder.path])
+        #expect(purge.status == 0, "\(purge)")
+        #expect(purge.output.contains("removed 5 entries"), "\(purge.output)")
+        #expect(purge.output.contains("now holds 0 entries"), "\(purge.output)")
+        #expect(!purge.output.contains("deleted the cache's files"), "\(purge.output)")
+        #expect(try store.entries().isEmpty)
     }
 }

@@ -51,6 +51,14 @@ struct PurgeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let now = Date()
+        if all && !dryRun, let report = try await purgeByDeletingFiles(now: now) {
+            if json {
+                try JSONOutput.print(report)
+            } else {
+                Terminal.print(report.text())
+            }
+            return
+        }
         let report = try await store.openExistingStore().use { store in
             let plan = try PurgePlan(store: store, everything: all, filters: filters, targetBytes: toSize, now: now)
             let before = try store.statistics()
@@ -73,6 +81,30 @@ struct PurgeCommand: AsyncParsableCommand {
 }
 
 extension PurgeCommand {
+    /// `--all` with no other process on the cache: its files are deleted and an empty cache made in
+    /// their place (``PersistentStore/deleteEntries(at:sharing:)``), which gives their bytes back
+    /// at once and needs no room to write a compacted copy. Nil when another process has the cache
+    /// open; its entries are then removed one by one.
+    private func purgeByDeletingFiles(now: Date) async throws -> PurgeReport? {
+        let (plan, before) = try await store.openExistingStore().use { store in
+            // The index brought up to date first, so the counts below are the store's.
+            try? await store.flush()
+            return (try PurgePlan(store: store, everything: true, filters: filters, targetBytes: nil, now: now), try store.statistics())
+        }
+        let freed: Int
+        do {
+            freed = try PersistentStore.deleteEntries(at: store.directory)
+        } catch StorageError.storeInUse {
+            return nil
+        }
+        let after = try await store.openOrCreateStore().use { try $0.statistics() }
+        var report = PurgeReport(
+            plan: plan, removed: RemovalResult(entries: before.entries, bytes: before.bytes), dryRun: false,
+            statistics: after, now: now)
+        report.volume = .init(compacted: false, filesDeleted: true, volumeBytesFreed: freed, note: nil)
+        return report
+    }
+
     /// Whether the volume is short enough of space that a purge should shrink the files, not just
     /// free room inside them: writes paused, or less free than the library's default policy keeps free.
     static func isShortOfSpace(_ statistics: StoreStatistics) -> Bool {
@@ -114,6 +146,8 @@ struct PurgeReport: Encodable {
 
     struct VolumeEffect: Encodable {
         var compacted: Bool
+        /// `--all` deleted the store's files and made an empty store in their place.
+        var filesDeleted = false
         var volumeBytesFreed: Int?
         var note: String?
     }
@@ -133,7 +167,9 @@ struct PurgeReport: Encodable {
         let after = dryRun ? "would then hold" : "now holds"
         var text = "\(verb) \(entries) \(noun) (\(ByteSize.format(bytes))); the cache \(after) \(remainingEntries) entries (\(ByteSize.format(remainingBytes)))"
         if let volume {
-            if volume.compacted {
+            if volume.filesDeleted {
+                text += "\ndeleted the cache's files: \(volume.volumeBytesFreed.map(ByteSize.format) ?? "their space") given back to the disk; an empty cache takes their place"
+            } else if volume.compacted {
                 text += "\ncompacted the cache's files: \(volume.volumeBytesFreed.map(ByteSize.format) ?? "some space") given back to the disk"
             } else if let note = volume.note {
                 text += "\nnote: \(note)"
