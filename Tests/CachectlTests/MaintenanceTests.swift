@@ -125,7 +125,8 @@ extension MaintenanceTests {
         defer { store.close() }
         try await store.remove((0..<150).map(Self.key))  // free pages, so compaction has work to do
         let images = TemporaryDirectory("compact-race-images")
-        for number in 0..<4 {
+        // Enough images that the importer keeps the store open for a good part of its life.
+        for number in 0..<16 {
             try PNGEncoder.encode(width: 64, height: 64) { x, y in (UInt8(x), UInt8(y), UInt8(number)) }
                 .write(to: images.url.appendingPathComponent("\(number).png"))
         }
@@ -143,7 +144,7 @@ extension MaintenanceTests {
         while round < 12 || ((refusals == 0 || compactedBeside == 0) && round < 60) {
             defer { round += 1 }
             let base = "https://round\(round).example"
-            let keys = (0..<4).map { "\(base)/\($0).png" }
+            let keys = (0..<16).map { "\(base)/\($0).png" }
             let timeline = Locked(ImporterTimeline())
             let importing = Task {
                 defer { timeline.withLock { $0.finishedAt = .now } }
@@ -155,9 +156,11 @@ extension MaintenanceTests {
                     })
             }
             // From the spawn (a launch may first wait for descriptors to close), a random moment of
-            // the importer's life: before, while or after it opens and writes.
+            // the importer's life past its first fifth (most of which is starting the process):
+            // before, while or after it opens and writes.
             while timeline.withLock({ $0.spawnedAt == nil && $0.finishedAt == nil }) { try await Task.sleep(for: .milliseconds(1)) }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...Int(importerLife / .milliseconds(1)))))
+            let life = Int(importerLife / .milliseconds(1))
+            try await Task.sleep(for: .milliseconds(Int.random(in: life / 5...life)))
             var heldUp = false
             do {
                 _ = try await store.compact()
