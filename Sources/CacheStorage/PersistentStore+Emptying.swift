@@ -21,26 +21,23 @@ extension PersistentStore {
     @discardableResult
     public static func deleteEntries(at directory: URL, sharing: FileSharing = .owner) throws -> Int {
         let layout = StoreLayout(directory: directory)
-        let openLock = try FileLock(url: layout.openLock, sharing: sharing)
-        let usersLock = try FileLock(url: layout.usersLock, sharing: sharing)
-        // As compact and repair: no process may be using the store, nor open it meanwhile.
-        guard openLock.tryLockExclusive() else { throw StorageError.storeInUse(path: directory.path, operation: "empty") }
-        defer { openLock.unlock() }
-        guard usersLock.tryLockExclusive() else { throw StorageError.storeInUse(path: directory.path, operation: "empty") }
-        defer { usersLock.unlock() }
-        var freed = 0
-        for file in [layout.index] + layout.indexSidecars + [layout.flushState, layout.dataFile, layout.lmdbLockFile] {
-            var info = stat()
-            let held = lstat(file.path, &info) == 0 ? Int(info.st_blocks) * 512 : 0
-            if unlink(file.path) == 0 {
-                freed += held
-            } else if errno != ENOENT {
-                throw FileSystemErrors.error(errno: errno, path: file.path, operation: "delete")
+        let files = [layout.index] + layout.indexSidecars + [layout.flushState, layout.dataFile, layout.lmdbLockFile]
+        let freed = try layout.withStoreToItself(sharing: sharing, operation: "empty") {
+            var freed = 0
+            for file in files {
+                var info = stat()
+                let held = lstat(file.path, &info) == 0 ? Int(info.st_blocks) * 512 : 0
+                if unlink(file.path) == 0 {
+                    freed += held
+                } else if errno != ENOENT {
+                    throw FileSystemErrors.error(errno: errno, path: file.path, operation: "delete")
+                }
             }
+            // The deletions reach the disk before an empty store is made in their place.
+            try? StoreFiles.sync(layout.blobs, operation: "sync the folder")
+            try? StoreFiles.sync(layout.directory, operation: "sync the folder")
+            return freed
         }
-        // The deletions reach the disk before an empty store is made in their place.
-        try? StoreFiles.sync(layout.blobs, operation: "sync the folder")
-        try? StoreFiles.sync(layout.directory, operation: "sync the folder")
         return freed
     }
 }

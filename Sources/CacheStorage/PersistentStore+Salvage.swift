@@ -72,13 +72,17 @@ extension PersistentStore {
     public static func replaceStore(at directory: URL, with replacement: URL, sharing: FileSharing = .owner) throws -> URL {
         let layout = StoreLayout(directory: directory)
         let fresh = StoreLayout(directory: replacement)
-        let openLock = try FileLock(url: layout.openLock, sharing: sharing)
-        let usersLock = try FileLock(url: layout.usersLock, sharing: sharing)
-        // As compact: no process may be using the store, nor open it while its files move.
-        guard openLock.tryLockExclusive() else { throw StorageError.storeInUse(path: directory.path, operation: "repair") }
-        defer { openLock.unlock() }
-        guard usersLock.tryLockExclusive() else { throw StorageError.storeInUse(path: directory.path, operation: "repair") }
-        defer { usersLock.unlock() }
+        // No process may be using the store, nor open it while its files move.
+        return try layout.withStoreToItself(sharing: sharing, operation: "repair") {
+            try moveIntoPlace(fresh, replacing: layout, replacement: replacement, sharing: sharing)
+        }
+    }
+
+    /// Moves the old store's files into `quarantine/` and the replacement's into their place.
+    private static func moveIntoPlace(
+        _ fresh: StoreLayout, replacing layout: StoreLayout, replacement: URL, sharing: FileSharing
+    ) throws -> URL {
+        let directory = layout.directory
         let parts = [\StoreLayout.blobs, \.index, \.flushState]
         let old = [layout.blobs, layout.index, layout.flushState] + layout.indexSidecars
         let moved: URL

@@ -92,6 +92,24 @@ struct StoreLayout: Sendable {
     }
 }
 
+extension StoreLayout {
+    /// Runs `body` with the store to itself, for work on a closed store's files (replacing or
+    /// deleting them): the openers' lock and the users' lock, each taken exclusively without
+    /// waiting, so no process has the store open nor opens it meanwhile.
+    ///
+    /// - Throws: ``StorageError/storeInUse(path:operation:)`` naming `operation` when a process
+    ///   has the store open or is opening it; `body` does not run then.
+    func withStoreToItself<Value>(sharing: FileSharing, operation: String, _ body: () throws -> Value) throws -> Value {
+        let openers = try FileLock(url: openLock, sharing: sharing)
+        let users = try FileLock(url: usersLock, sharing: sharing)
+        guard openers.tryLockExclusive() else { throw StorageError.storeInUse(path: directory.path, operation: operation) }
+        defer { openers.unlock() }
+        guard users.tryLockExclusive() else { throw StorageError.storeInUse(path: directory.path, operation: operation) }
+        defer { users.unlock() }
+        return try body()
+    }
+}
+
 /// An advisory `flock` on a file: how processes sharing a store coordinate opening and compaction.
 final class FileLock: @unchecked Sendable {
     // @unchecked: the descriptor is immutable; flock itself is the synchronisation.
