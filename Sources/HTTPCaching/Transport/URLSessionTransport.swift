@@ -40,7 +40,11 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     deinit {
-        session.invalidateAndCancel()
+        // Not on the releasing thread: Foundation's invalidation waits (dispatch_sync) for the
+        // session's queue, which may at that moment be delivering a body into a task this thread
+        // must run, and a transport's last release often happens on the cooperative pool.
+        let session = session
+        DispatchQueue.global(qos: .utility).async { session.invalidateAndCancel() }
     }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
