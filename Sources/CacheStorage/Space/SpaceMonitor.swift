@@ -59,17 +59,17 @@ final class SpaceMonitor: Sendable {
     /// while the free space binds).
     static let indexLogAllowance = 512 << 10
 
-    /// The size LMDB's data file, now `fileBytes`, may grow to: that plus the volume's free space
+    /// The size LMDB's data file, now `fileBytes` (asked only near the floor), may grow to: that plus the volume's free space
     /// above what the policy keeps free, less room for the index's log. Nil (no hold) when the
     /// policy does not follow free space, the volume cannot tell, or the volume has room for
     /// `growth` several times over (judged from the last answer, which is at most a quarter of its
     /// headroom old; near the floor the volume is asked again).
-    func fileCeiling(fileBytes: Int, growth: Int) -> Int? {
+    func fileCeiling(fileBytes: () -> Int, growth: Int) -> Int? {
         guard policy.followsFreeSpace, let known = volume() else { return nil }
         if growth * 4 <= known.availableBytes - policy.bytesToKeepFree(volumeBytes: known.totalBytes) { return nil }
         guard let fresh = volume(forceCheck: true) else { return nil }
         let spare = fresh.availableBytes - policy.bytesToKeepFree(volumeBytes: fresh.totalBytes) - Self.indexLogAllowance
-        return fileBytes + max(0, spare)
+        return fileBytes() + max(0, spare)
     }
 
     func noteWritten(bytes: Int) {

@@ -202,7 +202,7 @@ final class StoreCore: Sendable {
     /// could fill the volume.
     private func holdFileGrowth(forPayload bytes: Int) {
         let ceiling = space.fileCeiling(
-            fileBytes: layout.dataFile.fileSize ?? 0, growth: SpaceMonitor.growthEstimate(forPayload: bytes))
+            fileBytes: { self.layout.dataFile.fileSize ?? 0 }, growth: SpaceMonitor.growthEstimate(forPayload: bytes))
         do {
             try blobs.limitGrowth(to: ceiling)
         } catch {
