@@ -15,10 +15,15 @@ public final class WorkerProcess: @unchecked Sendable {
     private let state = Locked(Output())
     private let exited = AsyncStream<Int32>.makeStream()
 
+    private let input: Pipe?
+
     private struct Output {
         var stdout = Data()
         var stderr = Data()
         var status: Int32?
+        /// Complete lines of standard output so far, and who waits for which (see ``line(_:)``).
+        var lines: [String] = []
+        var lineWaiters: [(number: Int, continuation: CheckedContinuation<String?, Never>)] = []
     }
 
     /// `storage-worker` beside the test binary.
@@ -26,12 +31,14 @@ public final class WorkerProcess: @unchecked Sendable {
 
     /// Starts `storage-worker ROLE DIR SECONDS SEED` (SECONDS 0: until killed), with `environment`
     /// added to this process's (the worker's `STORAGE_WORKER_*` options).
+    /// `input` gives it a pipe on standard input for ``send(_:)`` (otherwise it reads nothing).
     public convenience init(
-        role: String, directory: URL, seconds: Double = 0, seed: UInt64 = 7, environment: [String: String] = [:]
+        role: String, directory: URL, seconds: Double = 0, seed: UInt64 = 7, environment: [String: String] = [:],
+        input: Bool = false
     ) async throws {
         try await self.init(
             executable: Self.executable, arguments: [role, directory.path, String(seconds), String(seed)],
-            environment: environment)
+            environment: environment, input: input)
     }
 
     /// Starts another of the package's executables built beside the tests (`cachectl`, say), watched the same way.
@@ -42,7 +49,7 @@ public final class WorkerProcess: @unchecked Sendable {
     }
 
     /// Starts any executable (a compiler, say), watched the same way, with `environment` added.
-    public init(executable: URL, arguments: [String], environment: [String: String]) async throws {
+    public init(executable: URL, arguments: [String], environment: [String: String], input: Bool = false) async throws {
         process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -50,11 +57,17 @@ public final class WorkerProcess: @unchecked Sendable {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        self.input = input ? Pipe() : nil
+        process.standardInput = self.input ?? FileHandle.nullDevice
         let continuation = exited.continuation
         let state = state
         process.terminationHandler = { process in
-            state.withLock { $0.status = process.terminationStatus }
+            let waiters = state.withLock { output in
+                output.status = process.terminationStatus
+                defer { output.lineWaiters = [] }
+                return output.lineWaiters
+            }
+            for waiter in waiters { waiter.continuation.resume(returning: nil) }
             continuation.yield(process.terminationStatus)
             continuation.finish()
         }
@@ -63,7 +76,23 @@ public final class WorkerProcess: @unchecked Sendable {
         // every worker would leave two descriptors and a thread behind.
         try? output.fileHandleForWriting.close()
         try? errors.fileHandleForWriting.close()
-        Self.drain(output.fileHandleForReading) { chunk in state.withLock { $0.stdout.append(chunk) } }
+        try? self.input?.fileHandleForReading.close()
+        Self.drain(output.fileHandleForReading) { chunk in
+            let ready = state.withLock { output in
+                let start = output.stdout.count
+                output.stdout.append(chunk)
+                var lineStart = output.stdout[..<start].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? output.stdout.startIndex
+                for index in start..<output.stdout.endIndex where output.stdout[index] == UInt8(ascii: "\n") {
+                    output.lines.append(String(decoding: output.stdout[lineStart..<index], as: UTF8.self))
+                    lineStart = index + 1
+                }
+                let count = output.lines.count
+                let ready = output.lineWaiters.filter { $0.number < count }
+                output.lineWaiters.removeAll { $0.number < count }
+                return ready.map { ($0.continuation, output.lines[$0.number]) }
+            }
+            for (continuation, line) in ready { continuation.resume(returning: line) }
+        }
         Self.drain(errors.fileHandleForReading) { chunk in state.withLock { $0.stderr.append(chunk) } }
     }
 
@@ -84,6 +113,29 @@ public final class WorkerProcess: @unchecked Sendable {
         }
         thread.name = "storage-worker output"
         thread.start()
+    }
+
+    /// Writes `line` and a newline to the worker's standard input (started with `input: true`).
+    public func send(_ line: String) {
+        // A worker that died must fail its test, not end the test process with SIGPIPE.
+        Self.ignoreBrokenPipes
+        try? input?.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+    /// Line `number` (from 0) of the worker's standard output, once it has printed it; nil when it
+    /// exits first. Waits without polling: the thread that reads the output hands the line over.
+    public func line(_ number: Int) async -> String? {
+        await withCheckedContinuation { continuation in
+            let now: String?? = state.withLock { output in
+                if number < output.lines.count { return .some(output.lines[number]) }
+                if output.status != nil { return .some(nil) }
+                output.lineWaiters.append((number, continuation))
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
     }
 
     /// What the worker has printed so far.

@@ -11,7 +11,9 @@ import TestSupport
 /// `verify`; `dump` (SECONDS ignored) reads each key of the file STORAGE_WORKER_KEYS_FILE (one a
 /// line) and writes each hit's bytes to STORAGE_WORKER_DUMP/N (N the key's line, from 0), then
 /// prints `dump hits=H entries=E listed=L` from the store's statistics and listing, and writes
-/// that line to STORAGE_WORKER_DUMP/summary. Each prints one summary line `ROLE ok=N errors=M` (a reader adds `hits=H`) and exits 1 on any error. Keys come
+/// that line to STORAGE_WORKER_DUMP/summary; `serve` (SECONDS ignored) does the simulation's
+/// operations it reads on standard input (see `SimulatedOperation.line`), answering each with
+/// `= OUTCOME`, and closes the store and exits at `close` or at the input's end. Each prints one summary line `ROLE ok=N errors=M` (a reader adds `hits=H`) and exits 1 on any error. Keys come
 /// from a shared space so the roles collide on purpose.
 @main
 struct StorageWorker {
@@ -29,6 +31,11 @@ struct StorageWorker {
         var configuration = StoreConfiguration()
         // STORAGE_WORKER_NO_LIMIT=1: nothing is evicted, so every acknowledged put must survive.
         configuration.byteLimit = environment["STORAGE_WORKER_NO_LIMIT"] == "1" ? 1 << 40 : 8 * 1024 * 1024
+        // STORAGE_WORKER_LIMITS=BYTES,ENTRIES: the limits of the test's own store (the simulation).
+        if let limits = environment["STORAGE_WORKER_LIMITS"]?.split(separator: ",").compactMap({ Int($0) }), limits.count == 2 {
+            configuration.byteLimit = limits[0]
+            configuration.entryLimit = limits[1]
+        }
         // STORAGE_WORKER_BYTE_LIMIT_ONLY=1: the volume's free space does not bound the store, so a
         // writer fills a full disk until it is refused (the free-space rule would evict instead).
         if environment["STORAGE_WORKER_BYTE_LIMIT_ONLY"] == "1" { configuration.diskSpace = .byteLimitOnly }
@@ -69,6 +76,10 @@ struct StorageWorker {
                 let line = try await dump(store, environment)
                 store.close()
                 FileHandle.standardOutput.write(Data("\(line)\n".utf8))
+                exit(0)
+            }
+            if role == "serve" {
+                await serve(store)
                 exit(0)
             }
             if role == "check" {
@@ -232,6 +243,22 @@ struct StorageWorker {
         default: _ = try store.entries(matching: EntryQuery(order: .leastRecentlyUsed, limit: 20))
         }
         try await Task.sleep(for: .milliseconds(5))
+    }
+
+    /// The `serve` role: the second process of the storage simulation.
+    static func serve(_ store: PersistentStore) async {
+        while let line = readLine() {
+            if line == "close" { break }
+            let outcome: SimulatedOutcome
+            if let operation = SimulatedOperation(line: line) {
+                outcome = await operation.perform(on: store)
+            } else {
+                outcome = .failed("unknown operation: \(line)")
+            }
+            FileHandle.standardOutput.write(Data("= \(outcome.line)\n".utf8))
+        }
+        store.close()
+        FileHandle.standardOutput.write(Data("closed\n".utf8))
     }
 
     /// The `dump` role: what a damaged store hands out, for a test to compare with what was stored.
