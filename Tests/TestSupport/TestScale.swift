@@ -34,6 +34,9 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public var corpusStride: Int
     /// Caches damaged by random runs of bytes under as many seeds (`DiskDamageTests`).
     public var damagedStores: Int
+    /// Simulated power losses per recorded workload of every operation (`PowerLossWorkloadTests`);
+    /// `POWERLOSS_STATES` overrides it too.
+    public var workloadPowerLossStates: Int
     /// Operations of the model-checked storage simulation (`StoreSimulationTests`);
     /// `SIMULATION_OPERATIONS` overrides it at either scale.
     public var simulatedOperations: Int
@@ -42,7 +45,7 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public static let full = TestScale(
         name: "full", writerKills: 80, indexRecoveryKills: 20, mixedKills: 130, killedReaders: 1_000,
         tailMergeKills: 40, powerLossStates: 400, periodicPowerLossStates: 400, manyEntries: 200_000,
-        reuseCases: 20_000, corpusStride: 1, damagedStores: 12, simulatedOperations: 100_000)
+        reuseCases: 20_000, corpusStride: 1, damagedStores: 12, workloadPowerLossStates: 1_000, simulatedOperations: 100_000)
 
     /// Counts large enough that every rule is exercised (kills land during start-up, inside a
     /// rebuild, in each role; power losses catch periodic durability both flushed and not), small
@@ -52,7 +55,7 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public static let short = TestScale(
         name: "short", writerKills: 16, indexRecoveryKills: 6, mixedKills: 30, killedReaders: 528,
         tailMergeKills: 16, powerLossStates: 100, periodicPowerLossStates: 200, manyEntries: 80_000,
-        reuseCases: 5_000, corpusStride: 4, damagedStores: 3, simulatedOperations: 10_000)
+        reuseCases: 5_000, corpusStride: 4, damagedStores: 3, workloadPowerLossStates: 150, simulatedOperations: 10_000)
 
     /// The environment variable `tools/test --all` sets to `1` for the full scale.
     public static let environmentVariable = "CACHE_TESTS_FULL"
@@ -64,6 +67,7 @@ public struct TestScale: Sendable, CustomStringConvertible {
         if let states = environment["POWERLOSS_STATES"].flatMap(Int.init) {
             scale.powerLossStates = states
             scale.periodicPowerLossStates = states
+            scale.workloadPowerLossStates = states
         }
         if let operations = environment["SIMULATION_OPERATIONS"].flatMap(Int.init) { scale.simulatedOperations = operations }
         return scale

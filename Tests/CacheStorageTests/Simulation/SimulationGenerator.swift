@@ -5,14 +5,25 @@ import TestSupport
 /// derived puts usually name their source's bytes and evictions aim below what the store holds.
 struct SimulationGenerator {
     /// The keys of plain entries and of derived ones: few, so operations keep meeting each other.
-    static let plainKeys = (0..<24).map { "b\($0)" }
-    static let derivedKeys = (0..<12).map { "d\($0)" }
-    static let allKeys = plainKeys + derivedKeys
+    static let allKeys = keys(prefix: "").plain + keys(prefix: "").derived
+
+    /// Plain keys are `PREFIXb0`…, derived ones `PREFIXd0`….
+    static func keys(prefix: String) -> (plain: [String], derived: [String]) {
+        ((0..<24).map { "\(prefix)b\($0)" }, (0..<12).map { "\(prefix)d\($0)" })
+    }
 
     private var random: SeededRandom
-    private var generation: UInt32 = 0
+    private var generation: UInt32
+    private let plainKeys: [String]
+    private let derivedKeys: [String]
+    private var allKeys: [String] { plainKeys + derivedKeys }
 
-    init(seed: UInt64) { random = SeededRandom(seed: seed) }
+    /// `prefix` keeps the keys of two generators apart; generations start past `firstGeneration`.
+    init(seed: UInt64, prefix: String = "", firstGeneration: UInt32 = 0) {
+        random = SeededRandom(seed: seed)
+        generation = firstGeneration
+        (plainKeys, derivedKeys) = Self.keys(prefix: prefix)
+    }
 
     mutating func next(model: SimulationModel) -> SimulatedOperation {
         let roll = below(1000)
@@ -23,6 +34,12 @@ struct SimulationGenerator {
         return storeOperation(model: model, roll: below(1000 - 40))
     }
 
+    /// An operation for a process that runs alone from a script: a store operation, or now and
+    /// then a compaction.
+    mutating func nextInScript(model: SimulationModel) -> SimulatedOperation {
+        below(100) == 0 ? .compact : storeOperation(model: model, roll: below(1000 - 40))
+    }
+
     /// An operation either process can do; `roll` is below 960.
     private mutating func storeOperation(model: SimulationModel, roll: Int) -> SimulatedOperation {
         switch roll {
@@ -30,24 +47,24 @@ struct SimulationGenerator {
         case ..<370:
             var keys: [String] = []
             for _ in 0..<(2 + below(4)) {
-                let key = pick(Self.plainKeys)
+                let key = pick(plainKeys)
                 if !keys.contains(key) { keys.append(key) }
             }
             return .putBatch(keys.map { newPut($0) })
         case ..<490:
-            let source = pick(Self.plainKeys)
-            let derived = newPut(pick(Self.derivedKeys))
+            let source = pick(plainKeys)
+            let derived = newPut(pick(derivedKeys))
             if let current = model.entries[source], below(100) < 85 {
                 return .putDerived(derived, source: source, sourceGeneration: current.generation, sourceLength: current.length)
             }
             return .putDerived(derived, source: source, sourceGeneration: UInt32(below(Int(generation) + 1)), sourceLength: length())
-        case ..<560: return .update(key: pick(Self.allKeys), tag: UInt32(below(1000)))
-        case ..<630: return .remove(key: pick(Self.allKeys))
-        case ..<655: return .removeMany((0..<(1 + below(5))).map { _ in pick(Self.allKeys) })
+        case ..<560: return .update(key: pick(allKeys), tag: UInt32(below(1000)))
+        case ..<630: return .remove(key: pick(allKeys))
+        case ..<655: return .removeMany((0..<(1 + below(5))).map { _ in pick(allKeys) })
         case ..<658: return .removeAll
         case ..<672: return .evictToBytes(below(model.bytes + 1))
         case ..<686: return .evictToEntries(below(model.entries.count + 1))
-        case ..<940: return .read(key: pick(Self.allKeys))
+        case ..<940: return .read(key: pick(allKeys))
         default: return .flush
         }
     }
@@ -55,7 +72,7 @@ struct SimulationGenerator {
     /// A put of a plain key: new bytes, or now and then the very bytes it holds (which keeps what
     /// was derived from it).
     private mutating func put(model: SimulationModel) -> SimulatedPut {
-        let key = pick(Self.plainKeys)
+        let key = pick(plainKeys)
         if let current = model.entries[key], below(100) < 8 {
             return SimulatedPut(key: key, generation: current.generation, length: current.length)
         }

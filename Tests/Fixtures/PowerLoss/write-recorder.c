@@ -11,8 +11,13 @@
 //   'T' path size            ftruncate                     'S' path   fsync/fdatasync returned 0
 //                                                          (of a file, or of a folder: its names)
 //   'R' from to              rename                        'U' path   unlink
+//   'E' path path            renameat2 RENAME_EXCHANGE     'K' path   a folder was created
+//   'X' path                 a folder was removed          'L' from to   a hard link (linkat)
 //   'M' length bytes         a mark
-// One mutex covers each call and its record, so the log's order is the order the kernel saw.
+// fallocate and posix_fallocate are recorded as the truncation they amount to when they extend
+// the file (the new bytes read as zeros), and not at all otherwise.
+// One mutex covers each call and its record, so the log's order is the order the kernel saw; when
+// several processes record into one log, an exclusive lock on the log covers them too.
 // Built by the power-loss tests (Tests/TestSupport/PowerLoss) with the toolchain's clang.
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -25,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -61,6 +67,13 @@ static int (*real_rename)(const char *, const char *);
 static int (*real_renameat)(int, const char *, int, const char *);
 static int (*real_unlink)(const char *);
 static int (*real_unlinkat)(int, const char *, int);
+static int (*real_renameat2)(int, const char *, int, const char *, unsigned int);
+static int (*real_mkdirat)(int, const char *, mode_t);
+static int (*real_fallocate)(int, int, off_t, off_t);
+static int (*real_posix_fallocate)(int, off_t, off_t);
+static int (*real_truncate)(const char *, off_t);
+static int (*real_linkat)(int, const char *, int, const char *, int);
+static ssize_t (*real_pwritev2)(int, const struct iovec *, int, off_t, int);
 
 static void resolve(void) {
     real_open = dlsym(RTLD_NEXT, "open");
@@ -81,6 +94,13 @@ static void resolve(void) {
     real_renameat = dlsym(RTLD_NEXT, "renameat");
     real_unlink = dlsym(RTLD_NEXT, "unlink");
     real_unlinkat = dlsym(RTLD_NEXT, "unlinkat");
+    real_renameat2 = dlsym(RTLD_NEXT, "renameat2");
+    real_mkdirat = dlsym(RTLD_NEXT, "mkdirat");
+    real_fallocate = dlsym(RTLD_NEXT, "fallocate");
+    real_posix_fallocate = dlsym(RTLD_NEXT, "posix_fallocate");
+    real_truncate = dlsym(RTLD_NEXT, "truncate");
+    real_linkat = dlsym(RTLD_NEXT, "linkat");
+    real_pwritev2 = dlsym(RTLD_NEXT, "pwritev2");
     const char *dir = getenv("POWERLOSS_DIR");
     const char *log = getenv("POWERLOSS_LOG");
     const char *mark = getenv("POWERLOSS_MARK_FD");
@@ -93,6 +113,17 @@ static void resolve(void) {
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+// The recorder's critical section: this process's threads and every other recording process.
+static void enter(void) {
+    pthread_mutex_lock(&lock);
+    if (log_fd >= 0) syscall(SYS_flock, log_fd, LOCK_EX);
+}
+
+static void leave(void) {
+    if (log_fd >= 0) syscall(SYS_flock, log_fd, LOCK_UN);
+    pthread_mutex_unlock(&lock);
+}
 
 // Another library's constructor may write before this one's runs: every wrapper resolves first.
 static void ready(void) { pthread_once(&once, resolve); }
@@ -173,7 +204,7 @@ static void record_iov(int fd, const struct iovec *iov, int count, ssize_t done,
 static int opened(int dirfd, const char *path, int flags, mode_t mode, int (*call)(int, const char *, int, ...),
                   int (*plain)(const char *, int, ...)) {
     ready();
-    pthread_mutex_lock(&lock);
+    enter();
     char full[PATH_MAX];
     absolute(dirfd, path, full);
     int watch = watched(full);
@@ -202,7 +233,7 @@ static int opened(int dirfd, const char *path, int flags, mode_t mode, int (*cal
             }
         }
     }
-    pthread_mutex_unlock(&lock);
+    leave();
     errno = saved;
     return fd;
 }
@@ -235,28 +266,28 @@ int openat64(int dirfd, const char *path, int flags, ...) {
 
 int close(int fd) {
     ready();
-    pthread_mutex_lock(&lock);
+    enter();
     if (fd >= 0 && fd < MAX_FDS && fd_paths[fd]) {
         free(fd_paths[fd]);
         fd_paths[fd] = NULL;
     }
     int result = real_close(fd);
     int saved = errno;
-    pthread_mutex_unlock(&lock);
+    leave();
     errno = saved;
     return result;
 }
 
 ssize_t write(int fd, const void *bytes, size_t length) {
     ready();
-    pthread_mutex_lock(&lock);
+    enter();
     ssize_t written = real_write(fd, bytes, length);
     int saved = errno;
     if (written > 0 && (tracked_file(fd) || fd == mark_fd)) {
         off_t end = tracked_file(fd) ? lseek(fd, 0, SEEK_CUR) : 0;
         record_write(fd, bytes, (size_t)written, end - written);
     }
-    pthread_mutex_unlock(&lock);
+    leave();
     errno = saved;
     return written;
 }
@@ -264,11 +295,11 @@ ssize_t write(int fd, const void *bytes, size_t length) {
 static ssize_t positioned(ssize_t (*call)(int, const void *, size_t, off_t), int fd, const void *bytes, size_t length,
                           off_t offset) {
     ready();
-    pthread_mutex_lock(&lock);
+    enter();
     ssize_t written = call(fd, bytes, length, offset);
     int saved = errno;
     if (written > 0) record_write(fd, bytes, (size_t)written, offset);
-    pthread_mutex_unlock(&lock);
+    leave();
     errno = saved;
     return written;
 }
@@ -282,29 +313,29 @@ ssize_t pwrite64(int fd, const void *bytes, size_t length, off_t offset) {
 
 ssize_t writev(int fd, const struct iovec *iov, int count) {
     ready();
-    pthread_mutex_lock(&lock);
+    enter();
     ssize_t written = real_writev(fd, iov, count);
     int saved = errno;
     if (written > 0 && tracked_file(fd)) record_iov(fd, iov, count, written, lseek(fd, 0, SEEK_CUR) - written);
-    pthread_mutex_unlock(&lock);
+    leave();
     errno = saved;
     return written;
 }
 
 ssize_t pwritev(int fd, const struct iovec *iov, int count, off_t offset) {
     ready();
-    pthread_mutex_lock(&lock);
+    enter();
     ssize_t written = real_pwritev(fd, iov, count, offset);
     int saved = errno;
     if (written > 0 && tracked_file(fd)) record_iov(fd, iov, count, written, offset);
-    pthread_mutex_unlock(&lock);
+    leave();
     errno = saved;
     return written;
 }
 
 static int truncated(int (*call)(int, off_t), int fd, off_t size) {
     ready();
-    pthread_mutex_lock(&lock);
+    enter();
     int result = call(fd, size);
     int saved = errno;
     if (result == 0 && tracked_file(fd)) {
@@ -312,7 +343,7 @@ static int truncated(int (*call)(int, off_t), int fd, off_t size) {
         emit_string(tracked_file(fd));
         emit_u64((uint64_t)size);
     }
-    pthread_mutex_unlock(&lock);
+    leave();
     errno = saved;
     return result;
 }
@@ -322,14 +353,14 @@ int ftruncate64(int fd, off_t size) { return truncated(real_ftruncate64, fd, siz
 
 static int synced(int (*call)(int), int fd) {
     ready();
-    pthread_mutex_lock(&lock);
+    enter();
     int result = call(fd);
     int saved = errno;
     if (result == 0 && tracked(fd)) {
         emit("S", 1);
         emit_string(tracked(fd));
     }
-    pthread_mutex_unlock(&lock);
+    leave();
     errno = saved;
     return result;
 }
@@ -339,7 +370,7 @@ int fdatasync(int fd) { return synced(real_fdatasync, fd); }
 
 static int renamed(int from_dir, const char *from, int to_dir, const char *to) {
     ready();
-    pthread_mutex_lock(&lock);
+    enter();
     char full_from[PATH_MAX], full_to[PATH_MAX];
     absolute(from_dir, from, full_from);
     absolute(to_dir, to, full_to);
@@ -350,7 +381,7 @@ static int renamed(int from_dir, const char *from, int to_dir, const char *to) {
         emit_string(full_from);
         emit_string(full_to);
     }
-    pthread_mutex_unlock(&lock);
+    leave();
     errno = saved;
     return result;
 }
@@ -362,19 +393,159 @@ int renameat(int from_dir, const char *from, int to_dir, const char *to) {
 
 static int unlinked(int dirfd, const char *path, int flags) {
     ready();
-    pthread_mutex_lock(&lock);
+    enter();
     char full[PATH_MAX];
     absolute(dirfd, path, full);
     int result = real_unlinkat(dirfd, path, flags);
     int saved = errno;
-    if (result == 0 && !(flags & AT_REMOVEDIR) && watched(full)) {
-        emit("U", 1);
+    if (result == 0 && watched(full)) {
+        emit((flags & AT_REMOVEDIR) ? "X" : "U", 1);
         emit_string(full);
     }
-    pthread_mutex_unlock(&lock);
+    leave();
     errno = saved;
     return result;
 }
 
 int unlink(const char *path) { return unlinked(AT_FDCWD, path, 0); }
 int unlinkat(int dirfd, const char *path, int flags) { return unlinked(dirfd, path, flags); }
+int rmdir(const char *path) { return unlinked(AT_FDCWD, path, AT_REMOVEDIR); }
+
+int renameat2(int from_dir, const char *from, int to_dir, const char *to, unsigned int flags) {
+    ready();
+    enter();
+    char full_from[PATH_MAX], full_to[PATH_MAX];
+    absolute(from_dir, from, full_from);
+    absolute(to_dir, to, full_to);
+    int result = real_renameat2(from_dir, from, to_dir, to, flags);
+    int saved = errno;
+    if (result == 0 && (watched(full_from) || watched(full_to))) {
+        emit((flags & RENAME_EXCHANGE) ? "E" : "R", 1);
+        emit_string(full_from);
+        emit_string(full_to);
+    }
+    leave();
+    errno = saved;
+    return result;
+}
+
+int mkdirat(int dirfd, const char *path, mode_t mode) {
+    ready();
+    enter();
+    char full[PATH_MAX];
+    absolute(dirfd, path, full);
+    int result = real_mkdirat(dirfd, path, mode);
+    int saved = errno;
+    if (result == 0 && watched(full)) {
+        emit("K", 1);
+        emit_string(full);
+    }
+    leave();
+    errno = saved;
+    return result;
+}
+
+int mkdir(const char *path, mode_t mode) { return mkdirat(AT_FDCWD, path, mode); }
+
+// An allocation that extends the file is recorded as the truncation to its new size.
+static void record_extension(int fd, off_t before) {
+    struct stat after;
+    const char *path = tracked_file(fd);
+    if (path && fstat(fd, &after) == 0 && after.st_size > before) {
+        emit("T", 1);
+        emit_string(path);
+        emit_u64((uint64_t)after.st_size);
+    }
+}
+
+static off_t size_of(int fd) {
+    struct stat before;
+    return fstat(fd, &before) == 0 ? before.st_size : 0;
+}
+
+int fallocate(int fd, int mode, off_t offset, off_t length) {
+    ready();
+    enter();
+    off_t before = size_of(fd);
+    int result = real_fallocate(fd, mode, offset, length);
+    int saved = errno;
+    if (result == 0) record_extension(fd, before);
+    leave();
+    errno = saved;
+    return result;
+}
+
+int fallocate64(int fd, int mode, off_t offset, off_t length) { return fallocate(fd, mode, offset, length); }
+
+int posix_fallocate(int fd, off_t offset, off_t length) {
+    ready();
+    enter();
+    off_t before = size_of(fd);
+    int result = real_posix_fallocate(fd, offset, length);
+    if (result == 0) record_extension(fd, before);
+    leave();
+    return result;
+}
+
+int posix_fallocate64(int fd, off_t offset, off_t length) { return posix_fallocate(fd, offset, length); }
+
+int truncate(const char *path, off_t size) {
+    ready();
+    enter();
+    char full[PATH_MAX];
+    absolute(AT_FDCWD, path, full);
+    int result = real_truncate(path, size);
+    int saved = errno;
+    if (result == 0 && watched(full)) {
+        emit("T", 1);
+        emit_string(full);
+        emit_u64((uint64_t)size);
+    }
+    leave();
+    errno = saved;
+    return result;
+}
+
+int truncate64(const char *path, off_t size) { return truncate(path, size); }
+
+int linkat(int from_dir, const char *from, int to_dir, const char *to, int flags) {
+    ready();
+    enter();
+    char full_from[PATH_MAX], full_to[PATH_MAX];
+    absolute(from_dir, from, full_from);
+    absolute(to_dir, to, full_to);
+    // An O_TMPFILE descriptor linked in by /proc/self/fd/N: its contents were recorded under that name.
+    if (strncmp(from, "/proc/self/fd/", 14) == 0) {
+        int fd = atoi(from + 14);
+        if (tracked(fd)) snprintf(full_from, sizeof full_from, "%s", tracked(fd));
+    }
+    int result = real_linkat(from_dir, from, to_dir, to, flags);
+    int saved = errno;
+    if (result == 0 && watched(full_to)) {
+        emit("L", 1);
+        emit_string(full_from);
+        emit_string(full_to);
+    }
+    leave();
+    errno = saved;
+    return result;
+}
+
+int link(const char *from, const char *to) { return linkat(AT_FDCWD, from, AT_FDCWD, to, 0); }
+
+ssize_t pwritev2(int fd, const struct iovec *iov, int count, off_t offset, int flags) {
+    ready();
+    enter();
+    off_t start = offset == -1 ? lseek(fd, 0, SEEK_CUR) : offset;
+    ssize_t written = real_pwritev2(fd, iov, count, offset, flags);
+    int saved = errno;
+    if (written > 0 && tracked_file(fd)) record_iov(fd, iov, count, written, start);
+    leave();
+    errno = saved;
+    return written;
+}
+
+ssize_t pwritev64(int fd, const struct iovec *iov, int count, off_t offset) { return pwritev(fd, iov, count, offset); }
+
+int creat(const char *path, mode_t mode) { return open(path, O_CREAT | O_WRONLY | O_TRUNC, mode); }
+int creat64(const char *path, mode_t mode) { return open64(path, O_CREAT | O_WRONLY | O_TRUNC, mode); }

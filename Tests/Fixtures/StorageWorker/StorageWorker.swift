@@ -245,17 +245,35 @@ struct StorageWorker {
         try await Task.sleep(for: .milliseconds(5))
     }
 
-    /// The `serve` role: the second process of the storage simulation.
+    /// The `serve` role: the second process of the storage simulation, or a recorded process of
+    /// the power-loss tests. STORAGE_WORKER_SCRIPT=FILE: the operations come from FILE, one a line,
+    /// instead of standard input. STORAGE_WORKER_NAME=NAME: before each operation N it prints
+    /// `begin NAME N LINE` and after it `done NAME N OUTCOME`, so a recording says which operations
+    /// had begun and which had returned when the power went.
     static func serve(_ store: PersistentStore) async {
-        while let line = readLine() {
+        let environment = ProcessInfo.processInfo.environment
+        var script: [String]?
+        if let path = environment["STORAGE_WORKER_SCRIPT"] {
+            script = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            script?.reverse()
+        }
+        let name = environment["STORAGE_WORKER_NAME"]
+        var number = 0
+        while let line = script != nil ? script!.popLast() : readLine() {
             if line == "close" { break }
+            if let name { FileHandle.standardOutput.write(Data("begin \(name) \(number) \(line)\n".utf8)) }
             let outcome: SimulatedOutcome
             if let operation = SimulatedOperation(line: line) {
                 outcome = await operation.perform(on: store)
             } else {
                 outcome = .failed("unknown operation: \(line)")
             }
-            FileHandle.standardOutput.write(Data("= \(outcome.line)\n".utf8))
+            if let name {
+                FileHandle.standardOutput.write(Data("done \(name) \(number) \(outcome.line)\n".utf8))
+            } else {
+                FileHandle.standardOutput.write(Data("= \(outcome.line)\n".utf8))
+            }
+            number += 1
         }
         store.close()
         FileHandle.standardOutput.write(Data("closed\n".utf8))

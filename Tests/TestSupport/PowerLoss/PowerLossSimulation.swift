@@ -2,34 +2,57 @@ import Foundation
 
 /// The disk states a power loss could leave behind a recorded process (a ``WriteLog``).
 ///
-/// The model is POSIX's, at its harshest. Per file: what was written before the file's last
-/// `fsync`/`fdatasync` (or through an `O_DSYNC` descriptor) is on disk; each write after it may or
-/// may not be, independently for each page it touched (a disk writes pages, in any order); a
-/// truncation after the sync may or may not have happened. Names: creating, renaming and
-/// removing files are kept in the order they were made, as a journaling file system (ext4, XFS,
-/// APFS) keeps them: a folder's sync makes its changes and every earlier one durable, and of the
-/// changes after the last such sync any prefix survives. So a name never made durable can be
-/// missing or stale, and a renamed file's unsynced contents are still only maybe there. Folders themselves always exist. Lock files and SQLite's shared-memory
-/// index are not kept: after a boot both libraries rebuild them.
+/// The model is POSIX's, at its harshest, with SQLite's crash tests' view of a disk. Per file: what
+/// was written before the file's last `fsync`/`fdatasync` (or through an `O_DSYNC` descriptor) is on
+/// disk; each write after it may or may not be, independently for each 512-byte sector it touched
+/// (a disk writes sectors, in any order, so a page can tear), and a sector that did not land reads
+/// back as it was, as zeros or as garbage (see ``LostSectors``); a truncation or an allocation after
+/// the sync may or may not have happened. Names: creating, renaming, linking and removing files and
+/// folders are kept in the order they were made, as a journaling file system (ext4, XFS, APFS)
+/// keeps them: a folder's sync makes its changes and every earlier one durable, and of the changes
+/// after the last such sync any prefix survives. So a name never made durable can be missing or
+/// stale, a folder never made durable is missing with everything in it, and a renamed file's
+/// unsynced contents are still only maybe there. The recorded folder itself always exists. Lock
+/// files and SQLite's shared-memory index are not kept: after a boot both libraries rebuild them.
 public struct PowerLossSimulation: Sendable {
+    /// How the sectors of unsynced writes that did not land read back.
+    public enum LostSectors: String, Sendable, CaseIterable {
+        /// As they were before the write.
+        case previous
+        /// As zeros (a sector the drive had cleared).
+        case zeros
+        /// As they were, as zeros or as random bytes, sector by sector (a write torn mid-sector).
+        case garbage
+    }
+
     /// One disk state: the files under the recorded folder, and what the process had said by then.
     public struct State: Sendable {
         /// Which state of the run this is (with the seed, it reproduces the state).
         public let number: Int
         /// How many recorded operations had happened when the power went.
         public let crashPoint: Int
-        /// The chance each unsynced page write or truncation was kept.
+        /// The chance each unsynced sector write, truncation or name change was kept.
         public let keptFraction: Double
+        /// How the sectors that did not land read back.
+        public let lostSectors: LostSectors
         /// Path relative to the folder → contents.
         public var files: [String: [UInt8]]
+        /// Folders that exist, relative to the folder (empty ones too).
+        public var folders: Set<String>
         /// The marks written before the power went, in order.
         public let marks: [String]
 
-        /// Writes the state's files under `directory` (private modes, as the store makes them).
+        /// Writes the state's folders and files under `directory` (private modes, as the store makes them).
         public func write(to directory: URL) throws {
+            let manager = FileManager.default
+            for folder in folders.sorted() {
+                try manager.createDirectory(
+                    at: directory.appendingPathComponent(folder), withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
+            }
             for (path, contents) in files {
                 let url = directory.appendingPathComponent(path)
-                try FileManager.default.createDirectory(
+                try manager.createDirectory(
                     at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                     attributes: [.posixPermissions: 0o700])
                 try Data(contents).write(to: url)
@@ -40,17 +63,17 @@ public struct PowerLossSimulation: Sendable {
 
     public let log: WriteLog
     private let root: String
-    private let pageSize: Int
+    private let sectorSize: Int
 
     /// `root`: the folder that was recorded.
-    public init(log: WriteLog, root: URL, pageSize: Int = 4096) {
+    public init(log: WriteLog, root: URL, sectorSize: Int = 512) {
         self.log = log
         self.root = root.path.hasSuffix("/") ? root.path : root.path + "/"
-        self.pageSize = pageSize
+        self.sectorSize = sectorSize
     }
 
     /// Files a boot does not need (they are rebuilt).
-    static func isScratch(_ relativePath: String) -> Bool {
+    public static func isScratch(_ relativePath: String) -> Bool {
         relativePath.hasSuffix("lock.mdb") || relativePath.hasSuffix("-shm")
     }
 
@@ -78,12 +101,32 @@ public struct PowerLossSimulation: Sendable {
                 case 2: 0.5
                 default: Double.random(in: 0...1, using: &stateRandom)
                 }
+            let lost = LostSectors.allCases[(number / 4) % LostSectors.allCases.count]
+            let (names, folders) = disk.names(keeping: kept, using: &stateRandom)
             var files: [String: [UInt8]] = [:]
-            for (path, file) in disk.names(keeping: kept, using: &stateRandom) where !Self.isScratch(path) {
-                files[path] = file.contents(keeping: kept, pageSize: pageSize, using: &stateRandom)
+            for (path, file) in names where !Self.isScratch(path) {
+                files[path] = file.contents(keeping: kept, sectorSize: sectorSize, lost: lost, using: &stateRandom)
             }
-            try await body(State(number: number, crashPoint: point, keptFraction: kept, files: files, marks: marks))
+            try await body(
+                State(
+                    number: number, crashPoint: point, keptFraction: kept, lostSectors: lost, files: files,
+                    folders: folders, marks: marks))
         }
+    }
+
+    /// The files and folders the whole log leaves when everything it wrote is kept: what the
+    /// recorded process left on disk, byte for byte, if the recorder saw every change it made.
+    public func finalState() -> (files: [String: [UInt8]], folders: Set<String>) {
+        var disk = SimulatedDisk()
+        var marks: [String] = []
+        for operation in log.operations { apply(operation, to: &disk, marks: &marks) }
+        var random = SeededRandom(seed: 0)
+        let (names, folders) = disk.names(keeping: 1, using: &random)
+        var files: [String: [UInt8]] = [:]
+        for (path, file) in names where !Self.isScratch(path) {
+            files[path] = file.contents(keeping: 1, sectorSize: sectorSize, lost: .previous, using: &random)
+        }
+        return (files, folders)
     }
 
     private func relative(_ path: String) -> String? {
@@ -109,130 +152,19 @@ public struct PowerLossSimulation: Sendable {
             case let (nil, to?): disk.change(.create(to, SimulatedFile()))
             case (nil, nil): break
             }
+        case let .exchange(first, second):
+            if let first = relative(first), let second = relative(second) { disk.change(.exchange(first, second)) }
+        case let .link(from, to):
+            guard let to = relative(to) else { return }
+            if let from = relative(from) { disk.change(.link(from, to)) } else { disk.change(.create(to, SimulatedFile())) }
         case let .unlink(path):
             if let name = relative(path) { disk.change(.unlink(name)) }
+        case let .makeFolder(path):
+            if let name = relative(path), !name.isEmpty { disk.change(.makeFolder(name)) }
+        case let .removeFolder(path):
+            if let name = relative(path), !name.isEmpty { disk.change(.removeFolder(name)) }
         case let .mark(text):
             marks.append(text)
-        }
-    }
-}
-
-/// The names of the simulated disk: as the process sees them, as they surely are on disk, and
-/// the changes made since that are not yet.
-struct SimulatedDisk {
-    enum Change {
-        case create(String, SimulatedFile)
-        case rename(String, String)
-        case unlink(String)
-
-        /// The folder whose sync makes the change durable ("" for the recorded folder).
-        var folder: String {
-            switch self {
-            case let .create(name, _), let .rename(_, name), let .unlink(name): SimulatedDisk.folder(of: name)
-            }
-        }
-    }
-
-    private(set) var live: [String: SimulatedFile] = [:]
-    private var durable: [String: SimulatedFile] = [:]
-    private var pending: [Change] = []
-
-    static func folder(of name: String) -> String {
-        name.split(separator: "/").dropLast().joined(separator: "/")
-    }
-
-    /// The file at `name`; one written without being created (it existed before the recording)
-    /// becomes a durable name.
-    mutating func file(_ name: String) -> SimulatedFile {
-        if let file = live[name] { return file }
-        let file = SimulatedFile()
-        live[name] = file
-        durable[name] = file
-        return file
-    }
-
-    mutating func change(_ change: Change) {
-        Self.apply(change, to: &live)
-        pending.append(change)
-    }
-
-    /// A folder was synced: its names, and every change made before (the journal commits in
-    /// order), are on disk.
-    mutating func syncFolder(_ folder: String) {
-        guard let last = pending.lastIndex(where: { $0.folder == folder }) else { return }
-        for change in pending[...last] { Self.apply(change, to: &durable) }
-        pending.removeSubrange(...last)
-    }
-
-    /// The durable names with a random prefix of the later changes (all when `kept` is 1).
-    func names(keeping kept: Double, using random: inout SeededRandom) -> [String: SimulatedFile] {
-        var names = durable
-        let count = kept >= 1 ? pending.count : kept <= 0 ? 0 : Int.random(in: 0...pending.count, using: &random)
-        for change in pending.prefix(count) { Self.apply(change, to: &names) }
-        return names
-    }
-
-    private static func apply(_ change: Change, to names: inout [String: SimulatedFile]) {
-        switch change {
-        case let .create(name, file): names[name] = file
-        case let .rename(from, to): names[to] = names.removeValue(forKey: from) ?? SimulatedFile()
-        case let .unlink(name): names[name] = nil
-        }
-    }
-}
-
-/// One file of the simulated disk: what is surely on it, and what came after its last sync.
-final class SimulatedFile {
-    enum Change {
-        case write(offset: Int, bytes: [UInt8], forced: Bool)
-        case truncate(size: Int)
-    }
-
-    private(set) var durable: [UInt8] = []
-    var pending: [Change] = []
-
-    func sync() {
-        for change in pending { Self.apply(change, to: &durable) }
-        pending = []
-    }
-
-    /// The durable contents with each pending page write (and truncation) kept with chance `kept`.
-    func contents(keeping kept: Double, pageSize: Int, using random: inout SeededRandom) -> [UInt8] {
-        var contents = durable
-        for change in pending {
-            switch change {
-            case .write(_, _, forced: true):
-                Self.apply(change, to: &contents)
-            case .truncate:
-                if Double.random(in: 0..<1, using: &random) < kept { Self.apply(change, to: &contents) }
-            case let .write(offset, bytes, _):
-                // Split at page boundaries of the file: each page lands or not.
-                var start = offset
-                while start < offset + bytes.count {
-                    let end = min(offset + bytes.count, (start / pageSize + 1) * pageSize)
-                    if Double.random(in: 0..<1, using: &random) < kept {
-                        Self.apply(.write(offset: start, bytes: Array(bytes[(start - offset)..<(end - offset)]), forced: false), to: &contents)
-                    }
-                    start = end
-                }
-            }
-        }
-        return contents
-    }
-
-    private static func apply(_ change: Change, to contents: inout [UInt8]) {
-        switch change {
-        case let .write(offset, bytes, _):
-            if contents.count < offset + bytes.count {
-                contents.append(contentsOf: repeatElement(0, count: offset + bytes.count - contents.count))
-            }
-            contents.replaceSubrange(offset..<offset + bytes.count, with: bytes)
-        case let .truncate(size):
-            if size < contents.count {
-                contents.removeSubrange(size...)
-            } else {
-                contents.append(contentsOf: repeatElement(0, count: size - contents.count))
-            }
         }
     }
 }

@@ -12,7 +12,13 @@ public struct WriteLog: Sendable {
         /// `fsync` or `fdatasync` returned: everything written to the file before is on disk.
         case sync(path: String)
         case rename(from: String, to: String)
+        /// `renameat2` with `RENAME_EXCHANGE`: the two names swap their files.
+        case exchange(String, String)
+        /// A second name for a file (`linkat`).
+        case link(from: String, to: String)
         case unlink(path: String)
+        case makeFolder(path: String)
+        case removeFolder(path: String)
         /// What the process wrote to its mark descriptor (a worker's `ack …` lines).
         case mark(String)
     }
@@ -49,6 +55,10 @@ public struct WriteLog: Sendable {
             case UInt8(ascii: "S"): operations.append(.sync(path: try reader.string()))
             case UInt8(ascii: "R"): operations.append(.rename(from: try reader.string(), to: try reader.string()))
             case UInt8(ascii: "U"): operations.append(.unlink(path: try reader.string()))
+            case UInt8(ascii: "E"): operations.append(.exchange(try reader.string(), try reader.string()))
+            case UInt8(ascii: "L"): operations.append(.link(from: try reader.string(), to: try reader.string()))
+            case UInt8(ascii: "K"): operations.append(.makeFolder(path: try reader.string()))
+            case UInt8(ascii: "X"): operations.append(.removeFolder(path: try reader.string()))
             case UInt8(ascii: "M"):
                 operations.append(.mark(String(decoding: try reader.bytes(Int(try reader.integer())), as: UTF8.self)))
             default: throw Failure.unknownRecord(type, at: start)

@@ -36,13 +36,53 @@ public enum WriteRecorder {
     public static func record(
         role: String, store: URL, log: URL, library: URL, seed: UInt64, environment: [String: String]
     ) async throws -> (status: Int32, output: String, errors: String) {
-        let worker = try await WorkerProcess(
+        try await start(role: role, store: store, log: log, library: library, seed: seed, environment: environment).finish()
+    }
+
+    /// Starts `storage-worker ROLE STORE` under the recorder without waiting for it: several
+    /// workers recording into one `log` are ordered by the recorder's lock on it.
+    public static func start(
+        role: String, store: URL, log: URL, library: URL, seed: UInt64, environment: [String: String]
+    ) async throws -> WorkerProcess {
+        try await WorkerProcess(
             role: role, directory: store, seconds: 600, seed: seed,
             environment: environment.merging([
                 "LD_PRELOAD": library.path, "POWERLOSS_DIR": store.path, "POWERLOSS_LOG": log.path,
                 "POWERLOSS_MARK_FD": "1",
             ]) { $1 })
-        return await worker.finish()
+    }
+
+    /// Where the whole log, replayed with everything kept, differs from the files the recorded
+    /// processes left under `store` (empty when the recorder saw every change they made).
+    public static func differences(of simulation: PowerLossSimulation, from store: URL) throws -> [String] {
+        let replayed = simulation.finalState()
+        var files: [String: [UInt8]] = [:]
+        var folders: Set<String> = []
+        let root = store.resolvingSymlinksInPath().path + "/"
+        let walker = FileManager.default.enumerator(at: store, includingPropertiesForKeys: [.isDirectoryKey])
+        while let url = walker?.nextObject() as? URL {
+            let path = String(url.resolvingSymlinksInPath().path.dropFirst(root.count))
+            if (try url.resourceValues(forKeys: [.isDirectoryKey])).isDirectory == true {
+                folders.insert(path)
+            } else if !PowerLossSimulation.isScratch(path) {
+                files[path] = [UInt8](try Data(contentsOf: url))
+            }
+        }
+        var differences: [String] = []
+        for folder in folders.symmetricDifference(replayed.folders).sorted() {
+            differences.append("folder \(folder) is \(folders.contains(folder) ? "on disk" : "replayed") only")
+        }
+        for path in Set(files.keys).union(replayed.files.keys).sorted() {
+            switch (files[path], replayed.files[path]) {
+            case let (real?, replay?) where real != replay:
+                let first = (0..<min(real.count, replay.count)).first { real[$0] != replay[$0] } ?? min(real.count, replay.count)
+                differences.append("\(path): \(real.count) bytes on disk, \(replay.count) replayed, first difference at byte \(first)")
+            case (nil, _?): differences.append("\(path) is replayed only")
+            case (_?, nil): differences.append("\(path) is on disk only")
+            default: break
+            }
+        }
+        return differences
     }
 
     private static func clang() throws -> URL {

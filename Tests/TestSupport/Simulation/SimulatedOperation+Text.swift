@@ -62,6 +62,7 @@ extension SimulatedOperation {
             self = .evictToEntries(Int(entries))
         case ("read", 2): self = .read(key: words[1])
         case ("flush", 1): self = .flush
+        case ("compact", 1): self = .compact
         default: return nil
         }
     }

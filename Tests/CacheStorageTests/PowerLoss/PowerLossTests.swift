@@ -57,6 +57,8 @@ struct PowerLossTests {
         try #require(run.status == 0, "the recorded writer failed: \(run.errors)")
         let writes = try WriteLog(contentsOf: log)
         let simulation = PowerLossSimulation(log: writes, root: store)
+        let differences = try WriteRecorder.differences(of: simulation, from: store)
+        #expect(differences.isEmpty, "the recording replayed differs from the files: \(differences.prefix(5))")
         let acks = writes.operations.filter { if case let .mark(text) = $0 { text.hasPrefix("ack ") } else { false } }
         let syncs = writes.operations.filter { if case .sync = $0 { true } else { false } }
         #expect(acks.count == Self.batches, "the recording holds every acknowledgement")
@@ -81,7 +83,7 @@ struct PowerLossTests {
                 // The first few in full; the count says the rest.
                 if failures <= 5 {
                     Issue.record(
-                        "\(mode), seed \(Self.seed), state \(state.number) (after \(state.crashPoint) of \(writes.operations.count) operations, \(state.keptFraction) of unsynced pages kept): \(problems.joined(separator: "; "))"
+                        "\(mode), seed \(Self.seed), state \(state.number) (after \(state.crashPoint) of \(writes.operations.count) operations, \(state.keptFraction) of unsynced sectors kept, lost ones \(state.lostSectors.rawValue)): \(problems.joined(separator: "; "))"
                     )
                 }
             }
