@@ -33,29 +33,16 @@ extension ImagePipeline {
     /// read of it by string.
     func lookUp(_ request: ImageRequest, cacheKey: CacheKey) -> HTTPCache.Lookup? {
         guard case let .persistent(override) = request.policy, !request.hasOwnHeaders else { return nil }
-        return http.lookUp(
+        return httpCache.lookUp(
             plainRequestFor: configuration.key(for: request), override: override,
             readingMemory: memory.contains(cacheKey))
     }
 
-    /// A stored hit: what the look-up found is a 200 describing a validated image, and the rule
-    /// book's judgement for a plain request says it is fresh now.
+    /// A stored hit: the look-up found a fresh 200 describing a validated image.
     func storedHit(_ lookup: HTTPCache.Lookup) -> ImageResponse? {
-        // Read through `lookup` rather than bound to a local: binding the entry would copy it.
-        guard let reuse = lookup.plainReuse, lookup.found?.entry.response.status == 200,
-            let description = lookup.found?.entry.description, let info = ImageInfo(description)
+        guard case let .fresh(stored) = lookup.answer, stored.head.status == 200,
+            let info = ImageInfo(stored.description)
         else { return nil }
-        let now = Date()
-        guard reuse.isFresh(at: now) else { return nil }
-        return lookup.found?.imageResponse(info: info, age: reuse.facts.age(at: now))
-    }
-}
-
-extension HTTPCache.Found {
-    /// The found 200 as the caller's image response, with `Age: age`.
-    fileprivate func imageResponse(info: ImageInfo, age: Double) -> ImageResponse {
-        ImageResponse(
-            data: entry.body, info: info, http: CachePolicyEvaluator.servedHead(entry.response, age: age),
-            source: ImageSource(.cache(tier)))
+        return ImageResponse(data: stored.body, info: info, http: stored.head, source: ImageSource(.cache(stored.tier)))
     }
 }
