@@ -90,17 +90,15 @@ extension HTTPCache {
 
     /// Keeps `body`, derived from `sourceBody` (the bytes of the response stored under `key`), on
     /// disk under `name`, behind the caller (``WriteBehindQueue``); readable at once through
-    /// ``derivedBody(_:of:override:)``. Returns false when there is no disk tier or the writes
-    /// waiting are at their limits (counted and logged). When it commits, a source that no
-    /// longer holds `sourceBody` (replaced meanwhile, perhaps by another process) makes the store
-    /// refuse it, and a disk that refuses it (full, read-only) is counted and logged as other writes.
-    @discardableResult
+    /// ``derivedBody(_:of:override:)``. Nothing without a disk tier; dropped, counted and logged
+    /// when the writes waiting are at their limits. When it commits, a source that no longer holds
+    /// `sourceBody` (replaced meanwhile, perhaps by another process) makes the store refuse it, and
+    /// a disk that refuses it (full, read-only) is counted and logged as other writes.
     func storeDerived(
         _ body: Data, description: BodyDescription, contentType: String?, name: String, of key: String, sourceBody: Data
-    ) -> Bool {
-        guard let pendingWrites else { return false }
+    ) {
         let write = WriteBehindQueue.DerivedWrite(
             body: body, description: description, contentType: contentType, sourceKey: key, sourceBody: sourceBody)
-        return pendingWrites.enqueue(.derived(write), for: Self.derivedKey(name, of: key))
+        pendingWrites?.enqueue(.derived(write), for: Self.derivedKey(name, of: key))
     }
 }

@@ -7,7 +7,7 @@ extension HTTPCache {
     /// reading again: one load, one read, one hit or miss counted.
     ///
     /// A class, immutable: the fast path and the load it hands it to share one copy of the entry
-    /// (an entry is a dozen references; copying it costs more than the rest of a disk hit's judgement).
+    /// (an entry is a dozen references, each retained and released again by a copy).
     package final class Lookup: Sendable {
         /// What was found, as a plain request may use it.
         package let answer: Answer

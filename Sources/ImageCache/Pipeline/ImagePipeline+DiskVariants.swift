@@ -21,7 +21,7 @@ extension ImagePipeline {
     /// The processed image from its disk variant, decoded, when one is stored from the original's
     /// current bytes and the original is fresh; kept in the memory tier as a decode would be.
     func variantFromDisk(
-        _ request: ImageRequest, processing: ImageProcessing, bytesKey: CacheKey, variantKey: CacheKey
+        _ request: ImageRequest, processing: ImageProcessing, bytesKey: MemoryKey, variantKey: MemoryKey
     ) async -> ImageResponse? {
         guard let (stored, info) = storedVariant(request, processing: processing) else { return nil }
         // Stored at its processed size by this pipeline's own encoder: decoded as it is, in this

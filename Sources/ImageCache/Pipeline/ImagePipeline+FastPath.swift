@@ -1,8 +1,7 @@
 import Foundation
 
 /// Hits answered on the caller's task, before any coalescing: going through the in-flight registry
-/// and the HTTP cache costs a task and a thread hop (tens of microseconds), more than the hit
-/// itself. Each path answers only when the HTTP cache's rule book says a plain request may use the
+/// and the HTTP cache costs a task and a thread hop, more than the hit itself. Each path answers only when the HTTP cache's rule book says a plain request may use the
 /// stored response now (``CachePolicyEvaluator/plainReuse(of:summary:)``); anything else goes the
 /// slow way, which then decides with the full rule.
 extension ImagePipeline {
@@ -10,7 +9,7 @@ extension ImagePipeline {
     /// plain request under the same override, while they are fresh.
     ///
     /// The response's `Age` is computed when its `http` is read, not here.
-    func memoryHit(for request: ImageRequest, cacheKey: CacheKey) -> ImageResponse? {
+    func memoryHit(for request: ImageRequest, cacheKey: MemoryKey) -> ImageResponse? {
         switch request.policy {
         case .withViewCycle:
             return nil
@@ -31,7 +30,7 @@ extension ImagePipeline {
     /// The memory tier is read again only when it holds an image under the key (one the memory fast
     /// path declined): asking it with the key's precomputed hash costs less than the HTTP cache's
     /// read of it by string.
-    func lookUp(_ request: ImageRequest, cacheKey: CacheKey) -> HTTPCache.Lookup? {
+    func lookUp(_ request: ImageRequest, cacheKey: MemoryKey) -> HTTPCache.Lookup? {
         guard case let .persistent(override) = request.policy, !request.hasOwnHeaders else { return nil }
         return httpCache.lookUp(
             plainRequestFor: configuration.key(for: request), override: override,

@@ -19,7 +19,7 @@ import Foundation
 public final class ImagePipeline: Sendable {
     /// The configuration the pipeline was made with.
     public let configuration: Configuration
-    let memory: MemoryCache<CacheKey, CachedImage>
+    let memory: MemoryCache<MemoryKey, CachedImage>
     /// The memory tier as the HTTP cache keeps it, with the decoded variants of its entries.
     let memoryTier: ImageMemoryTier
     let loads = InFlightLoads()
@@ -85,7 +85,7 @@ public final class ImagePipeline: Sendable {
     /// since a disk read or a fetch must not run on the main actor.
     @concurrent
     private func loadBeyondMemory(
-        _ request: ImageRequest, cacheKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
+        _ request: ImageRequest, cacheKey: MemoryKey, progress: (@Sendable (Int, Int?) -> Void)?
     ) async throws(ImageLoadError) -> ImageResponse {
         let lookup = lookUp(request, cacheKey: cacheKey)
         if let lookup, let hit = storedHit(lookup) { return hit }
@@ -95,7 +95,7 @@ public final class ImagePipeline: Sendable {
     /// Everything but the fast paths, in its own function: its async frame (the coalescing
     /// closure, the error mapping) then costs nothing to a hit.
     private func coalescedLoad(
-        _ request: ImageRequest, cacheKey: CacheKey, lookup: HTTPCache.Lookup?, progress: (@Sendable (Int, Int?) -> Void)?
+        _ request: ImageRequest, cacheKey: MemoryKey, lookup: HTTPCache.Lookup?, progress: (@Sendable (Int, Int?) -> Void)?
     ) async throws(ImageLoadError) -> ImageResponse {
         let key = InFlightLoads.Key(
             cacheKey: cacheKey.string, policy: request.policy, headers: request.headers, networkAccess: request.networkAccess,
@@ -156,11 +156,11 @@ public final class ImagePipeline: Sendable {
     /// credentials exactly as the HTTP cache partitions its storage
     /// (``Configuration/credentialedResponses``), so one user's image never answers another's
     /// request from memory either. A request without headers of its own keeps its precomputed key.
-    func memoryKey(for request: ImageRequest) -> CacheKey {
+    func memoryKey(for request: ImageRequest) -> MemoryKey {
         let key = configuration.memoryKey(for: request)
         guard request.hasOwnHeaders else { return key }
         let partitioned = httpCache.storageKey(key.string, headers: request.headers)
-        return partitioned == key.string ? key : CacheKey(partitioned)
+        return partitioned == key.string ? key : MemoryKey(partitioned)
     }
 
     /// Waits for background work (prefetches, stale-while-revalidate refreshes) to finish.
@@ -186,7 +186,7 @@ public final class ImagePipeline: Sendable {
     }
 
     private func load(
-        _ request: ImageRequest, cacheKey: CacheKey, lookup: HTTPCache.Lookup?, shared: SharedLoad
+        _ request: ImageRequest, cacheKey: MemoryKey, lookup: HTTPCache.Lookup?, shared: SharedLoad
     ) async throws -> ImageResponse {
         switch request.policy {
         case .withViewCycle:
