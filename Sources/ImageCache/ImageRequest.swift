@@ -30,7 +30,7 @@ public struct ImageRequest: Sendable, Hashable {
     }
     /// `url.absoluteString` as a hashed key, kept beside it: the default cache key, which a memory
     /// hit needs on every call and which `URL` rebuilds (allocating) each time it is asked.
-    var urlKey: CacheKey { storage.urlKey }
+    var urlKey: MemoryKey { storage.urlKey }
     /// Whether the request carries headers of its own, asked without copying them out (which costs
     /// a retain and a release on every memory hit).
     var hasOwnHeaders: Bool { !storage.fields.headers.isEmpty }
@@ -69,7 +69,7 @@ public struct ImageRequest: Sendable, Hashable {
         set { update { $0.processing = newValue } }
     }
     /// The memory key of the processed image for the URL's key, computed with the request.
-    var urlVariantKey: CacheKey? { storage.urlVariantKey }
+    var urlVariantKey: MemoryKey? { storage.urlVariantKey }
 
     /// The fields, in one immutable box: a request is copied on every load, and copying the
     /// fields themselves costs a reference-count operation per URL, string and header list; the
@@ -125,13 +125,13 @@ extension ImageRequest {
     /// An ``ImageRequest``'s fields and its URL's key, never changed once made.
     private final class Storage: Sendable {
         let fields: Fields
-        let urlKey: CacheKey
-        let urlVariantKey: CacheKey?
+        let urlKey: MemoryKey
+        let urlVariantKey: MemoryKey?
 
         /// - Parameter urlKey: the key of `fields.url` when already known, else computed here.
-        init(_ fields: Fields, urlKey: CacheKey? = nil) {
+        init(_ fields: Fields, urlKey: MemoryKey? = nil) {
             self.fields = fields
-            let urlKey = urlKey ?? CacheKey(fields.url.absoluteString)
+            let urlKey = urlKey ?? MemoryKey(fields.url.absoluteString)
             self.urlKey = urlKey
             urlVariantKey = fields.processing.map { urlKey.variant($0) }
         }

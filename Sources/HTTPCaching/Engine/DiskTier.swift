@@ -8,11 +8,11 @@ import Foundation
 /// so that a fresh hit is judged without parsing headers; its validators, expiry, `Date` and
 /// `Content-Type` and the body's ``BodyDescription`` are also written as attributes, so `cachectl`
 /// can show and filter them and eviction removes expired entries first.
-package struct DiskTier: Sendable {
+struct DiskTier: Sendable {
     let store: PersistentStore
 
     /// The entry stored for `key`; nil when absent or not written by an HTTP cache.
-    package func read(_ key: String) throws -> StoredEntry? {
+    func read(_ key: String) throws -> StoredEntry? {
         guard let entry = try store.get(key) else { return nil }
         let attributes = entry.metadata.attributes
         guard let (response, freshness) = attributes.responseHeaders.flatMap(StoredResponse.decodeAnnotated) else {

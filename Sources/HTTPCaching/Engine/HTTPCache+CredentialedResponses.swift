@@ -33,7 +33,7 @@ extension HTTPCache {
     /// a space (which no URL holds) and the credentials' fingerprint.
     ///
     /// The pipeline keys its memory tier the same way, so its images are partitioned as the disk is.
-    package func storageKey(_ key: String, headers: HeaderFields) -> String {
+    func storageKey(_ key: String, headers: HeaderFields) -> String {
         guard configuration.credentialedResponses != .shared, CredentialFields.present(in: headers) else { return key }
         let credentials = CredentialFields.request.sorted().compactMap { name in
             VaryNormalization.normalized(headers.values(for: name), field: name).map { "\(name): \($0)" }

@@ -6,21 +6,9 @@ import Foundation
 /// that response removes them, in every process. One is served only while its response may be
 /// reused for a plain request, by the same rule that judges the response itself.
 extension HTTPCache {
-    /// A derived body read from disk, with the judgement of the response it was derived from.
-    package struct DerivedBody: Sendable {
-        /// The derived bytes.
-        package let body: Data
-        /// What they are (format, pixel size), as stored with them.
-        package let description: BodyDescription
-        /// The source response (validators, `Date`, `Content-Type` of the original).
-        package let sourceResponse: StoredResponse
-        /// The rule book's judgement of the source response, for a plain request.
-        package let reuse: PlainReuse
-    }
-
     /// The storage key of the body named `name` derived from the response stored under `key`: a
     /// space cannot occur in a URL key, so a derived key never names a response.
-    package static func derivedKey(_ name: String, of key: String) -> String {
+    static func derivedKey(_ name: String, of key: String) -> String {
         key + " " + name
     }
 
@@ -31,7 +19,7 @@ extension HTTPCache {
     /// Writes not committed yet count as committed: a derived body waiting for the disk, and the
     /// source's own waiting write (new bytes, or new headers after a validation), which then
     /// decides both what the derived body must have been made from and whether it is fresh.
-    package func derivedBody(_ name: String, of key: String, override: FreshnessOverride?) -> DerivedBody? {
+    func derivedBody(_ name: String, of key: String, override: FreshnessOverride?) -> DerivedBody? {
         guard let disk else { return nil }
         let derivedKey = Self.derivedKey(name, of: key)
         let waitingSource = pendingWrites?.response(for: key)
@@ -102,17 +90,15 @@ extension HTTPCache {
 
     /// Keeps `body`, derived from `sourceBody` (the bytes of the response stored under `key`), on
     /// disk under `name`, behind the caller (``WriteBehindQueue``); readable at once through
-    /// ``derivedBody(_:of:override:)``. Returns false when there is no disk tier or the writes
-    /// waiting are at their limits (counted and logged). When it commits, a source that no
-    /// longer holds `sourceBody` (replaced meanwhile, perhaps by another process) makes the store
-    /// refuse it, and a disk that refuses it (full, read-only) is counted and logged as other writes.
-    @discardableResult
-    package func storeDerived(
+    /// ``derivedBody(_:of:override:)``. Nothing without a disk tier; dropped, counted and logged
+    /// when the writes waiting are at their limits. When it commits, a source that no longer holds
+    /// `sourceBody` (replaced meanwhile, perhaps by another process) makes the store refuse it, and
+    /// a disk that refuses it (full, read-only) is counted and logged as other writes.
+    func storeDerived(
         _ body: Data, description: BodyDescription, contentType: String?, name: String, of key: String, sourceBody: Data
-    ) -> Bool {
-        guard let pendingWrites else { return false }
+    ) {
         let write = WriteBehindQueue.DerivedWrite(
             body: body, description: description, contentType: contentType, sourceKey: key, sourceBody: sourceBody)
-        return pendingWrites.enqueue(.derived(write), for: Self.derivedKey(name, of: key))
+        pendingWrites?.enqueue(.derived(write), for: Self.derivedKey(name, of: key))
     }
 }

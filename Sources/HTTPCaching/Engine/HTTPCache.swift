@@ -31,16 +31,16 @@ public final class HTTPCache: Sendable {
     public let configuration: Configuration
     /// Read before the disk tier and kept in step with it: the cache's own, or its user's.
     let memory: (any HTTPMemoryTier)?
-    package let disk: DiskTier?
+    let disk: DiskTier?
     /// The disk tier's writes, behind the responses; read before the disk tier. Nil without one.
-    package let pendingWrites: WriteBehindQueue?
+    let pendingWrites: WriteBehindQueue?
     let background = BackgroundWork()
     /// Exchanges with origins: slots, retries, bodies read through an acceptor.
-    package let origin: OriginFetcher
+    let origin: OriginFetcher
     let storageFailureLog: StorageFailureLog
     /// The key of the `Vary` fingerprints this cache stores and matches: its store's, kept beside
     /// it (`FingerprintKeyFile`), so a later process matches them too; this process's without a store.
-    package let fingerprintKey: FingerprintKey
+    let fingerprintKey: FingerprintKey
 
     /// How often the disk tier failed to store, update or remove a response (a full disk, a
     /// read-only store, an entry over the store's limits, a write dropped because too many
@@ -58,7 +58,7 @@ public final class HTTPCache: Sendable {
 
     /// A cache whose memory tier is `memoryTier` instead of one of its own (the image pipeline's,
     /// which keeps validated images); nil gives it its own as ``Configuration/memoryCostLimit`` says.
-    package init(configuration: Configuration, memoryTier: (any HTTPMemoryTier)?) {
+    init(configuration: Configuration, memoryTier: (any HTTPMemoryTier)?) {
         self.configuration = configuration
         origin = OriginFetcher(configuration: configuration)
         memory =
@@ -94,9 +94,9 @@ public final class HTTPCache: Sendable {
     }
 
     /// ``response(for:accepting:progress:)`` after `lookup`, a look-up the caller made ahead of the
-    /// load (``lookUp(plainRequestFor:override:readingMemory:)``): what it found answers instead of reading the tiers again, so one load
-    /// reads storage once and counts one hit or miss.
-    package func response(
+    /// load (``lookUp(plainRequestFor:override:readingMemory:)``): what it found answers instead of
+    /// reading the tiers again, so one load reads storage once and counts one hit or miss.
+    func response(
         for request: HTTPCacheRequest, accepting acceptor: any ResponseBodyAcceptor, progress: ProgressHandler?,
         lookup: Lookup?
     ) async throws(HTTPCacheError) -> HTTPCacheResponse {

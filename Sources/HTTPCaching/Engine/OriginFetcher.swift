@@ -7,10 +7,11 @@ import FoundationNetworking
 /// Exchanges with origins, below any caching: fetch slots, retries of transient failures and
 /// statuses, and bodies read through an acceptor under the size limit.
 ///
-/// ``HTTPCache`` fetches through one. A caller that keeps no HTTP cache for some requests (the
-/// image pipeline's `withViewCycle` and `duringAppSession` policies) fetches through the same one,
-/// so its exchanges share the cache's slots and retry rules without reading or writing storage.
-package struct OriginFetcher: Sendable {
+/// ``HTTPCache`` fetches through one. The image pipeline's policies that keep no HTTP cache
+/// (`withViewCycle`, `duringAppSession`) fetch through the same one
+/// (`HTTPCache.PipelineAccess.fetchUncached`), so their exchanges share the cache's slots and
+/// retry rules without reading or writing storage.
+struct OriginFetcher: Sendable {
     let transport: any HTTPTransport
     let retry: RetryPolicy
     let requestTimeout: Duration
@@ -23,12 +24,12 @@ package struct OriginFetcher: Sendable {
     let slots: FetchSlots?
 
     /// A response fetched whole, with when it was asked for and when its head arrived.
-    package struct Fetched: Sendable {
-        package let head: HTTPResponseHead
-        package let body: Data
-        package let description: BodyDescription
-        package let requestTime: Date
-        package let responseTime: Date
+    struct Fetched: Sendable {
+        let head: HTTPResponseHead
+        let body: Data
+        let description: BodyDescription
+        let requestTime: Date
+        let responseTime: Date
     }
 
     init(configuration: HTTPCache.Configuration) {
@@ -45,7 +46,7 @@ package struct OriginFetcher: Sendable {
     /// Fetches `request` as it is, reading its body through `acceptor`: nothing is looked up, stored
     /// or invalidated.
     /// - Throws: ``HTTPCacheError``, as ``HTTPCache/response(for:accepting:progress:)`` does.
-    package func fetch(
+    func fetch(
         _ request: HTTPCacheRequest, accepting acceptor: any ResponseBodyAcceptor, progress: HTTPCache.ProgressHandler?
     ) async throws(HTTPCacheError) -> Fetched {
         let requestTime = clock()

@@ -17,9 +17,9 @@ import Foundation
 /// (its writer commits concurrent puts as one); a derived body waits for a later batch when the
 /// response it was derived from is in the same one, since the store checks it against that
 /// response's committed bytes. State sits behind one `Mutex`.
-package final class WriteBehindQueue: Sendable {
+final class WriteBehindQueue: Sendable {
     /// One write of a key.
-    package enum Write: Sendable {
+    enum Write: Sendable {
         /// A response and its body, in full (`replacesBody`), or new headers for the body stored
         /// (an update after a validation, written in full if the entry has gone meanwhile).
         case response(StoredEntry, evaluator: CachePolicyEvaluator, replacesBody: Bool)
@@ -49,13 +49,13 @@ package final class WriteBehindQueue: Sendable {
     }
 
     /// A body derived from the response stored under ``sourceKey``, made from ``sourceBody``.
-    package struct DerivedWrite: Sendable {
-        package let body: Data
-        package let description: BodyDescription
-        package let contentType: String?
-        package let sourceKey: String
+    struct DerivedWrite: Sendable {
+        let body: Data
+        let description: BodyDescription
+        let contentType: String?
+        let sourceKey: String
         /// The bytes it was made from: the store keeps it only while the source holds them.
-        package let sourceBody: Data
+        let sourceBody: Data
     }
 
     private struct Pending {
@@ -110,7 +110,7 @@ package final class WriteBehindQueue: Sendable {
     }
 
     /// What has happened so far, and what waits now.
-    package var statistics: WriteBehindStatistics {
+    var statistics: WriteBehindStatistics {
         state.withLock { state in
             var statistics = state.statistics
             statistics.pendingWrites = state.count
@@ -124,7 +124,7 @@ package final class WriteBehindQueue: Sendable {
     /// Puts `write` in line for `key`, replacing the write waiting for it if any. Returns false
     /// when it was dropped (the limits were reached: counted and logged).
     @discardableResult
-    package func enqueue(_ write: Write, for key: String) -> Bool {
+    func enqueue(_ write: Write, for key: String) -> Bool {
         let bytes = write.byteCount
         let (accepted, starts) = state.withLock { state -> (Bool, Bool) in
             if var waiting = state.waiting[key] {
@@ -156,7 +156,7 @@ package final class WriteBehindQueue: Sendable {
 
     /// Drops the writes waiting for `keys`, and waits for any of them being committed to finish:
     /// what the caller then does to `keys` on disk comes after every write this queue took for them.
-    package func cancel(_ keys: [String]) async {
+    func cancel(_ keys: [String]) async {
         let keys = Set(keys)
         let resumed = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             for key in keys {
@@ -181,7 +181,7 @@ package final class WriteBehindQueue: Sendable {
     /// Waits until every write accepted before the call has been committed, or has failed
     /// (counted), or was replaced by a newer one that has. Writes accepted meanwhile are not
     /// waited for, so a steady stream of loads cannot keep the caller waiting for ever.
-    package func waitUntilCommitted() async {
+    func waitUntilCommitted() async {
         await withCheckedContinuation { continuation in
             let done = state.withLock { state in
                 let last = state.nextSequence - 1
@@ -195,12 +195,12 @@ package final class WriteBehindQueue: Sendable {
 
     /// Stops committing after the batch under way, until ``resume()``: writes wait (within the
     /// limits), readable as ever. For tests that look at what is pending.
-    package func hold() {
+    func hold() {
         state.withLock { $0.held = true }
     }
 
     /// Commits again after ``hold()``.
-    package func resume() {
+    func resume() {
         let starts = state.withLock { state in
             state.held = false
             let starts = !state.draining && !state.waiting.isEmpty
@@ -213,7 +213,7 @@ package final class WriteBehindQueue: Sendable {
     // MARK: Reading
 
     /// The response waiting (or being committed) for `key`: the newest write of it.
-    package func response(for key: String) -> StoredEntry? {
+    func response(for key: String) -> StoredEntry? {
         state.withLock { state in
             guard case let .response(entry, _, _)? = (state.waiting[key] ?? state.committing[key])?.write else { return nil }
             return entry
@@ -221,7 +221,7 @@ package final class WriteBehindQueue: Sendable {
     }
 
     /// The derived body waiting (or being committed) for `key`.
-    package func derived(for key: String) -> DerivedWrite? {
+    func derived(for key: String) -> DerivedWrite? {
         state.withLock { state in
             guard case let .derived(write)? = (state.waiting[key] ?? state.committing[key])?.write else { return nil }
             return write

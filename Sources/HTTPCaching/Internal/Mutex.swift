@@ -9,16 +9,15 @@ import Darwin
 /// A value guarded by a lock: how this module shares mutable state between threads.
 ///
 /// The lock is a `pthread_mutex_t` called directly (no `NSLock` in between, whose dynamic call
-/// each way cost a fifth of a memory hit). The standard library's futex `Mutex` was a few
-/// nanoseconds cheaper, but its contended path takes the lock inside the standard library, out of
+/// each way is a visible part of a memory hit). The standard library's futex `Mutex` is a little
+/// cheaper, but its contended path takes the lock inside the standard library, out of
 /// ThreadSanitizer's sight, so every contended section was reported as a data race and the
 /// sanitizer could no longer tell us about real ones; it also needs macOS 15 / iOS 18, above the
 /// package's deployment targets. `pthread_mutex_lock` is intercepted by the sanitizer.
 ///
 /// The lock and the state live behind pointers rather than in stored properties: a mutex must
 /// not move once initialised, and a class's stored `var` passed `inout` is checked for exclusive
-/// access at run time on every call, which cost as much as the lock itself on a memory hit (the
-/// lock already guarantees exclusivity).
+/// access at run time on every call, a second price for what the lock already guarantees.
 ///
 /// Sendable only when `State` is (the lock cannot make a non-Sendable value safe to share);
 /// `@unchecked` is sound because `state` is only touched inside `withLock`, with `lock` held.

@@ -2,12 +2,12 @@
 /// slots threaded through one array by index, most recently used at the head.
 ///
 /// Indices instead of node objects keep lookups and moves free of reference counting and
-/// allocation, which is what makes a hit cost a few dozen nanoseconds. Not thread-safe: the cache
-/// owns it behind a lock.
+/// allocation, which would otherwise be most of a hit. Not thread-safe: the cache owns it behind
+/// a lock.
 ///
 /// Inlinable (as ``MemoryCache``'s operations are) so that a cache used from another module is
-/// specialised for its key and value types there; unspecialised generic code made a hit five
-/// times slower.
+/// specialised for its key and value types there, rather than running every hit through generic
+/// code.
 @usableFromInline
 struct LRUList<Key: Hashable, Value> {
     @usableFromInline

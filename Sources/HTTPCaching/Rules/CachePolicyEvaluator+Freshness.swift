@@ -57,7 +57,7 @@ extension CachePolicyEvaluator {
 
     /// The response head to send when serving the stored response at an age already known (a
     /// fast path's freshness facts): every served response is assembled here.
-    package static func servedHead(_ stored: StoredResponse, age: Double) -> HTTPResponseHead {
+    static func servedHead(_ stored: StoredResponse, age: Double) -> HTTPResponseHead {
         var headers = stored.headers
         // Clamped like any delta-seconds (§1.2.2); the NaN check keeps absurd dates from trapping.
         let wholeAge = String(

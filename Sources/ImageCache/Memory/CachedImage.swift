@@ -2,7 +2,7 @@ import Foundation
 
 /// What the memory tier holds for one key: the validated bytes, what they are, and the HTTP
 /// response that came with them (nil for images that did not come over HTTP); under a processed
-/// image's key (``CacheKey/variant(_:)``), also the decoded image.
+/// image's key (``MemoryKey/variant(_:)``), also the decoded image.
 ///
 /// A class, immutable, with the memory-hit response built once: a hit then copies out one
 /// reference instead of every field (each a retain and a release), which is most of its cost.

@@ -7,20 +7,20 @@
 /// (variants) kept beside an entry go with it: when the entry is removed, or replaced by other
 /// bytes, they are removed too, so pixels never outlive the bytes they were decoded from.
 struct ImageMemoryTier: HTTPMemoryTier {
-    let images: MemoryCache<CacheKey, CachedImage>
+    let images: MemoryCache<MemoryKey, CachedImage>
     /// The variant keys kept for each entry's key.
-    private let variants = Mutex<[String: Set<CacheKey>]>([:])
+    private let variants = Mutex<[String: Set<MemoryKey>]>([:])
 
-    init(images: MemoryCache<CacheKey, CachedImage>) {
+    init(images: MemoryCache<MemoryKey, CachedImage>) {
         self.images = images
     }
 
     func entry(for key: String) -> StoredEntry? {
-        images.value(for: CacheKey(key))?.storedEntry
+        images.value(for: MemoryKey(key))?.storedEntry
     }
 
     func keep(_ entry: StoredEntry, for key: String, plainReuse: PlainReuse?) {
-        let cacheKey = CacheKey(key)
+        let cacheKey = MemoryKey(key)
         // Variants go unless the bytes they were decoded from are the ones held: with nothing
         // held (a variant read from disk, or bytes the tier let go) there is nothing to compare.
         if images.value(for: cacheKey)?.data != entry.body { removeVariants(of: key) }
@@ -32,12 +32,12 @@ struct ImageMemoryTier: HTTPMemoryTier {
     }
 
     func remove(_ key: String) {
-        images.removeValue(for: CacheKey(key))
+        images.removeValue(for: MemoryKey(key))
         removeVariants(of: key)
     }
 
     /// Keeps `image`, decoded from the bytes kept under `source`, under `key`.
-    func keepVariant(_ image: CachedImage, for key: CacheKey, of source: CacheKey) {
+    func keepVariant(_ image: CachedImage, for key: MemoryKey, of source: MemoryKey) {
         variants.withLock { _ = $0[source.string, default: []].insert(key) }
         images.set(image, for: key, cost: image.cost)
     }

@@ -79,13 +79,13 @@ extension ImagePipeline {
         }
 
         /// ``key(for:)`` with its hash; for the default key, the one the request computed once.
-        func memoryKey(for request: ImageRequest) -> CacheKey {
-            request.cacheKey == nil && cacheKey == nil ? request.urlKey : CacheKey(key(for: request))
+        func memoryKey(for request: ImageRequest) -> MemoryKey {
+            request.cacheKey == nil && cacheKey == nil ? request.urlKey : MemoryKey(key(for: request))
         }
 
         /// The memory key of `request`'s processed image, given its bytes' `memoryKey`; for the
         /// default key, the one the request computed once.
-        func variantKey(for request: ImageRequest, memoryKey: CacheKey) -> CacheKey? {
+        func variantKey(for request: ImageRequest, memoryKey: MemoryKey) -> MemoryKey? {
             guard let processing = request.processing else { return nil }
             if memoryKey == request.urlKey, let precomputed = request.urlVariantKey { return precomputed }
             return memoryKey.variant(processing)

@@ -15,13 +15,13 @@ extension ImagePipeline {
         guard case .persistent = request.policy, !request.hasOwnHeaders, let processing = request.processing else {
             return false
         }
-        return processing != .original && http.disk != nil
+        return processing != .original && httpCache.hasDiskTier
     }
 
     /// The processed image from its disk variant, decoded, when one is stored from the original's
     /// current bytes and the original is fresh; kept in the memory tier as a decode would be.
     func variantFromDisk(
-        _ request: ImageRequest, processing: ImageProcessing, bytesKey: CacheKey, variantKey: CacheKey
+        _ request: ImageRequest, processing: ImageProcessing, bytesKey: MemoryKey, variantKey: MemoryKey
     ) async -> ImageResponse? {
         guard let (stored, info) = storedVariant(request, processing: processing) else { return nil }
         // Stored at its processed size by this pipeline's own encoder: decoded as it is, in this
@@ -34,8 +34,7 @@ extension ImagePipeline {
         memoryTier.keepVariant(
             CachedImage(data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse, decoded: decoded),
             for: variantKey, of: bytesKey)
-        let head = CachePolicyEvaluator.servedHead(stored.sourceResponse, age: stored.reuse.facts.age(at: Date()))
-        return ImageResponse(data: stored.body, info: info, http: head, source: .disk, decoded: decoded)
+        return ImageResponse(data: stored.body, info: info, http: stored.servedHead(at: Date()), source: .disk, decoded: decoded)
     }
 
     /// `decoded`, just stored as `request`'s disk variant, as the memory tier keeps it: with the
@@ -51,7 +50,7 @@ extension ImagePipeline {
     /// bytes and the original is fresh (the HTTP cache's judgement), with what it is.
     private func storedVariant(_ request: ImageRequest, processing: ImageProcessing) -> (HTTPCache.DerivedBody, ImageInfo)? {
         guard case let .persistent(override) = request.policy,
-            let stored = http.derivedBody(processing.identifier, of: configuration.key(for: request), override: override),
+            let stored = httpCache.derivedBody(processing.identifier, of: configuration.key(for: request), override: override),
             let info = ImageInfo(stored.description)
         else { return nil }
         return (stored, info)
@@ -73,7 +72,7 @@ extension ImagePipeline {
         else { return }
         let description = BodyDescription(
             format: format.rawValue, pixelWidth: decoded.pixelWidth, pixelHeight: decoded.pixelHeight, cost: decoded.cost)
-        http.storeDerived(
+        httpCache.storeDerived(
             body, description: description, contentType: "image/\(format.rawValue)", name: processing.identifier,
             of: configuration.key(for: request), sourceBody: original)
     }

@@ -1,8 +1,7 @@
 import Foundation
 
 /// Hits answered on the caller's task, before any coalescing: going through the in-flight registry
-/// and the HTTP cache costs a task and a thread hop (tens of microseconds), more than the hit
-/// itself. Each path answers only when the HTTP cache's rule book says a plain request may use the
+/// and the HTTP cache costs a task and a thread hop, more than the hit itself. Each path answers only when the HTTP cache's rule book says a plain request may use the
 /// stored response now (``CachePolicyEvaluator/plainReuse(of:summary:)``); anything else goes the
 /// slow way, which then decides with the full rule.
 extension ImagePipeline {
@@ -10,7 +9,7 @@ extension ImagePipeline {
     /// plain request under the same override, while they are fresh.
     ///
     /// The response's `Age` is computed when its `http` is read, not here.
-    func memoryHit(for request: ImageRequest, cacheKey: CacheKey) -> ImageResponse? {
+    func memoryHit(for request: ImageRequest, cacheKey: MemoryKey) -> ImageResponse? {
         switch request.policy {
         case .withViewCycle:
             return nil
@@ -31,31 +30,18 @@ extension ImagePipeline {
     /// The memory tier is read again only when it holds an image under the key (one the memory fast
     /// path declined): asking it with the key's precomputed hash costs less than the HTTP cache's
     /// read of it by string.
-    func lookUp(_ request: ImageRequest, cacheKey: CacheKey) -> HTTPCache.Lookup? {
+    func lookUp(_ request: ImageRequest, cacheKey: MemoryKey) -> HTTPCache.Lookup? {
         guard case let .persistent(override) = request.policy, !request.hasOwnHeaders else { return nil }
-        return http.lookUp(
+        return httpCache.lookUp(
             plainRequestFor: configuration.key(for: request), override: override,
             readingMemory: memory.contains(cacheKey))
     }
 
-    /// A stored hit: what the look-up found is a 200 describing a validated image, and the rule
-    /// book's judgement for a plain request says it is fresh now.
+    /// A stored hit: the look-up found a fresh 200 describing a validated image.
     func storedHit(_ lookup: HTTPCache.Lookup) -> ImageResponse? {
-        // Read through `lookup` rather than bound to a local: binding the entry would copy it.
-        guard let reuse = lookup.plainReuse, lookup.found?.entry.response.status == 200,
-            let description = lookup.found?.entry.description, let info = ImageInfo(description)
+        guard case let .fresh(stored) = lookup.answer, stored.head.status == 200,
+            let info = ImageInfo(stored.description)
         else { return nil }
-        let now = Date()
-        guard reuse.isFresh(at: now) else { return nil }
-        return lookup.found?.imageResponse(info: info, age: reuse.facts.age(at: now))
-    }
-}
-
-extension HTTPCache.Found {
-    /// The found 200 as the caller's image response, with `Age: age`.
-    fileprivate func imageResponse(info: ImageInfo, age: Double) -> ImageResponse {
-        ImageResponse(
-            data: entry.body, info: info, http: CachePolicyEvaluator.servedHead(entry.response, age: age),
-            source: ImageSource(.cache(tier)))
+        return ImageResponse(data: stored.body, info: info, http: stored.head, source: ImageSource(.cache(stored.tier)))
     }
 }

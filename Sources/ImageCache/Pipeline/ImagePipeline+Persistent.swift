@@ -7,9 +7,9 @@ extension ImagePipeline {
         _ request: ImageRequest, override: FreshnessOverride, lookup: HTTPCache.Lookup?, shared: SharedLoad
     ) async throws -> ImageResponse {
         let acceptor = ImageBodyAcceptor(validator: configuration.validator)
-        let response = try await http.response(
+        let response = try await httpCache.response(
             for: httpRequest(for: request, override: override), accepting: acceptor, progress: shared.report,
-            lookup: lookup)
+            after: lookup)
         let info = try imageInfo(of: response, acceptor: acceptor)
         return ImageResponse(data: response.body, info: info, http: response.head, source: ImageSource(response.source))
     }

@@ -9,7 +9,7 @@ import Foundation
 extension ImagePipeline {
     /// A processed image from memory, else the coalesced load and decode.
     nonisolated(nonsending) func loadProcessed(
-        _ request: ImageRequest, bytesKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
+        _ request: ImageRequest, bytesKey: MemoryKey, progress: (@Sendable (Int, Int?) -> Void)?
     ) async throws(ImageLoadError) -> ImageResponse {
         guard let variantKey = configuration.variantKey(for: request, memoryKey: bytesKey) else {
             preconditionFailure("a processed request has a processing")
@@ -21,7 +21,7 @@ extension ImagePipeline {
     /// The load and decode, coalesced per (source, processing), off the caller's actor.
     @concurrent
     private func decodeBeyondMemory(
-        _ request: ImageRequest, bytesKey: CacheKey, variantKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
+        _ request: ImageRequest, bytesKey: MemoryKey, variantKey: MemoryKey, progress: (@Sendable (Int, Int?) -> Void)?
     ) async throws(ImageLoadError) -> ImageResponse {
         let key = InFlightLoads.Key(
             cacheKey: bytesKey.string, policy: request.policy, headers: request.headers,
@@ -38,7 +38,7 @@ extension ImagePipeline {
     /// Loads the bytes, decodes them as the request asks, and keeps the result where the policy
     /// keeps images: beside the bytes, valid exactly as long as they are (the same judgement).
     private func decode(
-        _ request: ImageRequest, bytesKey: CacheKey, variantKey: CacheKey, shared: SharedLoad
+        _ request: ImageRequest, bytesKey: MemoryKey, variantKey: MemoryKey, shared: SharedLoad
     ) async throws -> ImageResponse {
         guard let processing = request.processing else { preconditionFailure("a processed request has a processing") }
         let onDisk = keepsVariantOnDisk(request)

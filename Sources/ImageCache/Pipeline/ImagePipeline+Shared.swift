@@ -6,7 +6,7 @@ extension ImagePipeline {
     /// The pipeline most apps need: the memory tier in front of a disk cache at
     /// `PersistentStore.defaultDirectory`, every other setting at its default.
     ///
-    /// Made at its first use (opening the disk cache takes a few milliseconds then). When the
+    /// Made at its first use, which opens its disk cache. When the
     /// folder cannot be opened (a read-only home, a store from a newer version, another user's
     /// files) the pipeline still loads images, keeping them in memory only: the cause is logged
     /// once and kept in ``diskCacheUnavailable``.

@@ -19,12 +19,13 @@ import Foundation
 public final class ImagePipeline: Sendable {
     /// The configuration the pipeline was made with.
     public let configuration: Configuration
-    let memory: MemoryCache<CacheKey, CachedImage>
+    let memory: MemoryCache<MemoryKey, CachedImage>
     /// The memory tier as the HTTP cache keeps it, with the decoded variants of its entries.
     let memoryTier: ImageMemoryTier
     let loads = InFlightLoads()
-    /// HTTP caching over the disk tier, with the pipeline's memory tier as its memory tier.
-    let http: HTTPCache
+    /// HTTP caching over the disk tier, with the pipeline's memory tier as its memory tier: all
+    /// the pipeline may ask of the cache.
+    let httpCache: HTTPCache.PipelineAccess
     private let background = BackgroundWork()
     /// Whether a persistent request has met this pipeline without a disk cache (said once).
     private let saidMemoryOnly = Mutex(false)
@@ -60,7 +61,7 @@ public final class ImagePipeline: Sendable {
         if let cacheKey = configuration.cacheKey { http.cacheKey = cacheKey }
         http.logger = configuration.logger
         memoryTier = ImageMemoryTier(images: memory)
-        self.http = HTTPCache(configuration: http, memoryTier: memoryTier)
+        httpCache = HTTPCache.PipelineAccess(configuration: http, memoryTier: memoryTier)
         let images = memory
         pressureRegistration = configuration.memoryPressureMonitor?.register { images.trim(toCost: images.totalCost / 2) }
     }
@@ -84,7 +85,7 @@ public final class ImagePipeline: Sendable {
     /// since a disk read or a fetch must not run on the main actor.
     @concurrent
     private func loadBeyondMemory(
-        _ request: ImageRequest, cacheKey: CacheKey, progress: (@Sendable (Int, Int?) -> Void)?
+        _ request: ImageRequest, cacheKey: MemoryKey, progress: (@Sendable (Int, Int?) -> Void)?
     ) async throws(ImageLoadError) -> ImageResponse {
         let lookup = lookUp(request, cacheKey: cacheKey)
         if let lookup, let hit = storedHit(lookup) { return hit }
@@ -94,7 +95,7 @@ public final class ImagePipeline: Sendable {
     /// Everything but the fast paths, in its own function: its async frame (the coalescing
     /// closure, the error mapping) then costs nothing to a hit.
     private func coalescedLoad(
-        _ request: ImageRequest, cacheKey: CacheKey, lookup: HTTPCache.Lookup?, progress: (@Sendable (Int, Int?) -> Void)?
+        _ request: ImageRequest, cacheKey: MemoryKey, lookup: HTTPCache.Lookup?, progress: (@Sendable (Int, Int?) -> Void)?
     ) async throws(ImageLoadError) -> ImageResponse {
         let key = InFlightLoads.Key(
             cacheKey: cacheKey.string, policy: request.policy, headers: request.headers, networkAccess: request.networkAccess,
@@ -146,26 +147,26 @@ public final class ImagePipeline: Sendable {
     /// read-only store, a key over its limit, a write dropped because too many waited for the
     /// disk). Loads never fail for it: they return the image they fetched (source
     /// ``ImageSource/network``), and each cause is logged once.
-    public var storageFailures: StorageFailureCounts { http.storageFailures }
+    public var storageFailures: StorageFailureCounts { httpCache.storageFailures }
 
     /// What the writes to the disk cache behind the loads have done, and what waits now.
-    public var writeBehindStatistics: WriteBehindStatistics { http.writeBehindStatistics }
+    public var writeBehindStatistics: WriteBehindStatistics { httpCache.writeBehindStatistics }
 
     /// The memory tier's key for `request`: the configured key, partitioned by the request's
     /// credentials exactly as the HTTP cache partitions its storage
     /// (``Configuration/credentialedResponses``), so one user's image never answers another's
     /// request from memory either. A request without headers of its own keeps its precomputed key.
-    func memoryKey(for request: ImageRequest) -> CacheKey {
+    func memoryKey(for request: ImageRequest) -> MemoryKey {
         let key = configuration.memoryKey(for: request)
         guard request.hasOwnHeaders else { return key }
-        let partitioned = http.storageKey(key.string, headers: request.headers)
-        return partitioned == key.string ? key : CacheKey(partitioned)
+        let partitioned = httpCache.storageKey(key.string, headers: request.headers)
+        return partitioned == key.string ? key : MemoryKey(partitioned)
     }
 
     /// Waits for background work (prefetches, stale-while-revalidate refreshes) to finish.
     public func waitForBackgroundWork() async {
         await background.waitUntilIdle()
-        await http.waitForBackgroundWork()
+        await httpCache.waitForBackgroundWork()
     }
 
     /// Waits until every write to the disk cache made before the call (images stored, updated
@@ -181,11 +182,11 @@ public final class ImagePipeline: Sendable {
     /// await pipeline.waitForPendingWrites()   // now on disk
     /// ```
     public func waitForPendingWrites() async {
-        await http.waitForPendingWrites()
+        await httpCache.waitForPendingWrites()
     }
 
     private func load(
-        _ request: ImageRequest, cacheKey: CacheKey, lookup: HTTPCache.Lookup?, shared: SharedLoad
+        _ request: ImageRequest, cacheKey: MemoryKey, lookup: HTTPCache.Lookup?, shared: SharedLoad
     ) async throws -> ImageResponse {
         switch request.policy {
         case .withViewCycle:
@@ -195,7 +196,7 @@ public final class ImagePipeline: Sendable {
             if let hit = memory.value(for: cacheKey) { return hit.memoryResponse }
             guard request.networkAccess == .allowed else { throw ImageLoadError.notCached(request.url) }
             let fetched = try await fetchUncached(request, shared: shared)
-            let image = fetched.cachedImage(fingerprintKey: http.fingerprintKey)
+            let image = fetched.cachedImage()
             memory.set(image, for: cacheKey, cost: image.cost)
             return fetched.response
         case let .persistent(override):
@@ -212,15 +213,14 @@ public final class ImagePipeline: Sendable {
             "A persistent request met a pipeline without a disk cache: its images are kept in memory only. Set ImagePipeline.Configuration.diskCache, or use ImagePipeline.shared.")
     }
 
-    /// Fetches and validates `request` through the HTTP cache's origin fetcher, below the cache:
-    /// the policies that keep no HTTP cache share its fetch slots and retries, and nothing is read
-    /// from or written to storage.
+    /// Fetches and validates `request` below the HTTP cache: the policies that keep no HTTP cache
+    /// share its fetch slots and retries, and nothing is read from or written to storage.
     private func fetchUncached(_ request: ImageRequest, shared: SharedLoad) async throws -> UncachedFetch {
         let httpRequest = HTTPCacheRequest(url: request.url, headers: request.headers)
         let acceptor = ImageBodyAcceptor(validator: configuration.validator)
-        let fetched = try await http.origin.fetch(httpRequest, accepting: acceptor, progress: shared.report)
+        let fetched = try await httpCache.fetchUncached(httpRequest, accepting: acceptor, progress: shared.report)
         guard let info = acceptor.validatedInfo else { throw ImageLoadError.httpStatus(fetched.head.status) }
-        return UncachedFetch(fetched: fetched, info: info, request: httpRequest.head)
+        return UncachedFetch(fetched: fetched, info: info)
     }
 }
 

@@ -114,7 +114,7 @@ struct MemoryTrimmingTests {
         let stored = StoredResponse(status: 200, headers: ["Cache-Control": "max-age=60"], requestTime: Date(), responseTime: Date())
         let bytes = TestImages.png(seed: 1)
         let entry = StoredEntry(response: stored, body: bytes, description: BodyDescription(info, byteCount: bytes.count))
-        let source = CacheKey("https://example.com/a.png")
+        let source = MemoryKey("https://example.com/a.png")
         let variant = source.variant(.thumbnail(maxPixelSize: 8))
         tier.keep(entry, for: source.string, plainReuse: nil)
         tier.keepVariant(CachedImage(data: bytes, info: info, http: stored), for: variant, of: source)

@@ -31,6 +31,7 @@ struct SharedPipelineTests {
         #expect(first.diskCacheUnavailable == nil)
         #expect(first.configuration.diskCache?.directory.standardizedFileURL == folder.url.standardizedFileURL)
         #expect(try await first.image(for: url).source == .network)
+        await first.waitForPendingWrites()  // the store is closed next: its write must have landed
         first.configuration.diskCache?.close()
 
         let relaunched = ImagePipeline(diskCacheAt: folder.url)

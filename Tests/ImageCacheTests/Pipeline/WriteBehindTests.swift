@@ -1,6 +1,7 @@
 import CacheStorage
 import Foundation
 
+@testable import HTTPCaching
 @testable import ImageCache
 import LoopbackOrigin
 import Synchronization
@@ -28,7 +29,7 @@ struct WriteBehindTests {
     }
 
     static func line(of pipeline: ImagePipeline) throws -> WriteBehindQueue {
-        try #require(pipeline.http.pendingWrites)
+        try #require(pipeline.httpCache.cache.pendingWrites)
     }
 
     static let png = PNGEncoder.encode(width: 32, height: 32) { x, y in (UInt8(x * 8), UInt8(y * 8), 90) }

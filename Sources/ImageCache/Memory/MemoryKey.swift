@@ -1,9 +1,10 @@
-/// A cache key with its hash computed once.
+/// The memory tier's key for an image (the configured cache key, partitioned by credentials as the
+/// HTTP cache partitions its own), with its hash computed once.
 ///
-/// A memory hit hashes its key on every call; SipHash over a 40-byte URL was a fifth of the hit.
-/// A request keeps the key of its URL (see ``ImageRequest``), so the hash is paid when the request
-/// is made, once, not on every load of it.
-struct CacheKey: Hashable, Sendable {
+/// A memory hit hashes its key on every call, and hashing a whole URL is a large part of such a
+/// hit. A request keeps the key of its URL (see ``ImageRequest``), so the hash is paid when the
+/// request is made, once, not on every load of it.
+struct MemoryKey: Hashable, Sendable {
     let string: String
     private let hash: Int
 
@@ -23,13 +24,13 @@ struct CacheKey: Hashable, Sendable {
         return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
     }
 
-    static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
+    static func == (lhs: MemoryKey, rhs: MemoryKey) -> Bool {
         lhs.hash == rhs.hash && lhs.string == rhs.string
     }
 
     /// The key of this image processed as `processing`: the key, a NUL (which no URL or HTTP
     /// storage key holds, so a variant never answers for an HTTP entry) and the processing's identifier.
-    func variant(_ processing: ImageProcessing) -> CacheKey {
-        CacheKey(string + "\u{0}" + processing.identifier)
+    func variant(_ processing: ImageProcessing) -> MemoryKey {
+        MemoryKey(string + "\u{0}" + processing.identifier)
     }
 }
