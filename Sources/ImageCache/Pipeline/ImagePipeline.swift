@@ -133,6 +133,10 @@ public final class ImagePipeline: Sendable {
     /// Loads in flight now (coalesced loads count once).
     public var loadsInFlight: Int { loads.count }
 
+    /// Callers waiting on the loads in flight (each coalesced caller counts), so a test can tell
+    /// when its callers have joined one load.
+    package var callersWaiting: Int { loads.waiters }
+
     /// Removes everything from the memory tier.
     public func removeAllFromMemory() { memory.removeAll() }
 

@@ -45,6 +45,9 @@ final class InFlightLoads: Sendable {
 
     /// Loads in flight now.
     var count: Int { loads.withLock { $0.count } }
+
+    /// Callers waiting on loads in flight now.
+    var waiters: Int { loads.withLock { Array($0.values) }.reduce(0) { $0 + $1.waiterCount } }
 }
 
 extension Result where Failure == any Error {

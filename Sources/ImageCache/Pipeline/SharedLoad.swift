@@ -19,6 +19,9 @@ final class SharedLoad: Sendable {
 
     private let state = Mutex(State())
 
+    /// Callers waiting on the load now.
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
+
     func start(_ work: Task<Void, Never>) {
         state.withLock { $0.work = work }
     }

@@ -26,8 +26,11 @@ struct LoaderTests {
 
     @Test("cancelling every waiter stops the load; one waiter cancelling leaves the others served")
     func cancellation() async throws {
-        let fixture = try await PipelineFixture { _ in
-            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.image, delay: .milliseconds(400))
+        // The second load is slow enough for both of its callers to join it on a loaded machine.
+        let fixture = try await PipelineFixture { request in
+            OriginResponse(
+                headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.image,
+                delay: request.path == "/slow2.jpg" ? .seconds(3) : .milliseconds(400))
         }
         let request = fixture.request("/slow.jpg")
         let lone = Task { try await fixture.pipeline.image(for: request) }
@@ -42,7 +45,10 @@ struct LoaderTests {
         let other = fixture.request("/slow2.jpg")
         let leaving = Task { try await fixture.pipeline.image(for: other) }
         let staying = Task { try await fixture.pipeline.image(for: other) }
-        try await Task.sleep(for: .milliseconds(50))
+        // Both must have joined the load before one leaves: cancelled alone, the first would end
+        // the load, and the second would start another.
+        for _ in 0..<500 where fixture.pipeline.callersWaiting < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(fixture.pipeline.callersWaiting == 2)
         leaving.cancel()
         await #expect(throws: ImageLoadError.cancelled) { try await leaving.value }
         #expect(try await staying.value.data == Self.image)
