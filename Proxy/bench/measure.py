@@ -1,6 +1,8 @@
 """Runs wrk against a server and measures the server while it runs: requests/s and latency
-percentiles from wrk, processor seconds per 1,000 requests and peak resident memory of the
-server's whole process tree (workers and decode children included), sampled every 50 ms.
+percentiles from wrk, processor seconds per 1,000 requests and peak memory of the server's whole
+process tree (workers and decode children included), sampled every 50 ms: resident memory summed
+over the processes (pages shared between them counted in each) and proportional set size (each
+shared page divided among the processes that map it, so the tree's sum counts it once).
 Usage: measure.py PID PATHS_FILE CONNECTIONS SECONDS URL_BASE  -> one JSON line on stdout"""
 import json
 import os
@@ -58,13 +60,29 @@ def rss_bytes(pids):
     return total
 
 
-peak = [0]
+def pss_bytes(pids):
+    total = 0
+    for process in pids:
+        try:
+            with open("/proc/%d/smaps_rollup" % process) as handle:
+                for line in handle:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except OSError:
+            pass
+    return total
+
+
+peak = [0, 0]
 running = [True]
 
 
 def sample():
     while running[0]:
-        peak[0] = max(peak[0], rss_bytes(tree(pid)))
+        processes = tree(pid)
+        peak[0] = max(peak[0], rss_bytes(processes))
+        peak[1] = max(peak[1], pss_bytes(processes))
         time.sleep(0.05)
 
 
@@ -101,6 +119,7 @@ result = {
     "p99_ms": duration_ms(re.search(r"^\s+99%\s+(\S+)", output, re.M).group(1)),
     "cpu_s_per_1000": round((after - before) / max(requests, 1) * 1000, 3),
     "peak_rss_mb": round(peak[0] / 1048576, 1),
+    "peak_pss_mb": round(peak[1] / 1048576, 1),
     "non_2xx": int(errors.group(1)) if errors else 0,
     "socket_errors": socket_errors.group(1) if socket_errors else "",
 }
