@@ -36,35 +36,25 @@ struct PowerLossWorkloadTests {
         let folder = TemporaryDirectory("powerloss-workload")
         defer { withExtendedLifetime(folder) {} }
         let library = try await WriteRecorder.build(into: folder.url)
-        let store = folder.url.appendingPathComponent("store")
-        let log = folder.url.appendingPathComponent("writes.log")
+        var store = folder.url.appendingPathComponent("store")
+        var log = folder.url.appendingPathComponent("writes.log")
         var keys: [String] = []
-        var workers: [WorkerProcess] = []
         for process in 0..<workload.processes {
-            let prefix = process == 0 ? "" : "q"
-            let (plain, derived) = SimulationGenerator.keys(prefix: prefix)
+            let (plain, derived) = SimulationGenerator.keys(prefix: process == 0 ? "" : "q")
             keys += plain + derived
-            let script = folder.url.appendingPathComponent("script-\(process)")
-            try Self.script(seed: Self.seed &+ UInt64(process), prefix: prefix, firstGeneration: UInt32(process) << 24)
-                .write(to: script, atomically: true, encoding: .utf8)
-            workers.append(
-                try await WriteRecorder.start(
-                    role: "serve", store: store, log: log, library: library, seed: 1,
-                    environment: [
-                        "STORAGE_WORKER_SCRIPT": script.path, "STORAGE_WORKER_NAME": "p\(process)",
-                        "STORAGE_WORKER_NO_LIMIT": "1", "STORAGE_WORKER_DURABILITY": workload.durability,
-                        "STORAGE_WORKER_MERGE": "8,3", "STORAGE_WORKER_STRICT": "1",
-                    ]))
         }
-        for worker in workers {
-            let (status, output, errors) = await worker.finish()
-            try #require(status == 0, "a recorded process failed: \(errors)")
-            let failed = output.split(separator: "\n").filter { $0.hasPrefix("done ") && $0.contains(" failed ") }
-            #expect(failed.isEmpty, "recorded operations failed: \(failed.prefix(3))")
+        // POWERLOSS_REPLAY=FOLDER: the states of a recording a failure kept, instead of a new one.
+        let replay = ProcessInfo.processInfo.environment["POWERLOSS_REPLAY"].map { URL(fileURLWithPath: $0) }
+        if let replay {
+            log = replay.appendingPathComponent("writes.log")
+            store = URL(fileURLWithPath: try String(contentsOf: replay.appendingPathComponent("root"), encoding: .utf8))
+        } else {
+            try store.path.write(to: folder.url.appendingPathComponent("root"), atomically: true, encoding: .utf8)
+            try await Self.record(workload, store: store, log: log, library: library, in: folder.url)
         }
         let writes = try WriteLog(contentsOf: log)
         let simulation = PowerLossSimulation(log: writes, root: store)
-        let differences = try WriteRecorder.differences(of: simulation, from: store)
+        let differences = replay == nil ? try WriteRecorder.differences(of: simulation, from: store) : []
         #expect(differences.isEmpty, "the recording replayed differs from the files: \(differences.prefix(5))")
 
         let memory = URL(fileURLWithPath: "/dev/shm/cachestorage-powerloss-\(UUID().uuidString)")
@@ -97,8 +87,40 @@ struct PowerLossWorkloadTests {
         print(
             "power loss, \(workload.rawValue) (\(TestScale.current)): \(states) states from \(writes.operations.count) recorded operations (\(marks) marks) of \(workload.processes * Self.operationsPerProcess) store operations, seed \(Self.seed): \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); failed \(failures)"
         )
-        #expect(failures == 0, "\(failures) of \(states) states failed (\(workload.rawValue), seed \(Self.seed))")
+        var kept = ""
+        if failures > 0 {
+            // The states depend on how the processes interleaved: the recording is what reproduces them.
+            let keep = FileManager.default.temporaryDirectory.appendingPathComponent("powerloss-failure-\(UUID().uuidString)")
+            try? FileManager.default.copyItem(at: folder.url, to: keep)
+            kept = "; recording and scripts kept in \(keep.path)"
+        }
+        #expect(failures == 0, "\(failures) of \(states) states failed (\(workload.rawValue), seed \(Self.seed))\(kept)")
         #expect((outcomes["intact"] ?? 0) > states / 2, "too few states opened with their entries")
+    }
+
+    /// Runs the workload's processes under the recorder, each with a script of its own.
+    static func record(_ workload: Workload, store: URL, log: URL, library: URL, in folder: URL) async throws {
+        var workers: [WorkerProcess] = []
+        for process in 0..<workload.processes {
+            let prefix = process == 0 ? "" : "q"
+            let script = folder.appendingPathComponent("script-\(process)")
+            try Self.script(seed: Self.seed &+ UInt64(process), prefix: prefix, firstGeneration: UInt32(process) << 24)
+                .write(to: script, atomically: true, encoding: .utf8)
+            workers.append(
+                try await WriteRecorder.start(
+                    role: "serve", store: store, log: log, library: library, seed: 1,
+                    environment: [
+                        "STORAGE_WORKER_SCRIPT": script.path, "STORAGE_WORKER_NAME": "p\(process)",
+                        "STORAGE_WORKER_NO_LIMIT": "1", "STORAGE_WORKER_DURABILITY": workload.durability,
+                        "STORAGE_WORKER_MERGE": "8,3", "STORAGE_WORKER_STRICT": "1",
+                    ]))
+        }
+        for worker in workers {
+            let (status, output, errors) = await worker.finish()
+            try #require(status == 0, "a recorded process failed: \(errors)")
+            let failed = output.split(separator: "\n").filter { $0.hasPrefix("done ") && $0.contains(" failed ") }
+            #expect(failed.isEmpty, "recorded operations failed: \(failed.prefix(3))")
+        }
     }
 
     /// A process's script: the simulation's operations, drawn against a model that follows them.

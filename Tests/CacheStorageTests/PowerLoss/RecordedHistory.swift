@@ -27,6 +27,12 @@ struct RecordedHistory {
     /// Per operation in flight (NAME N): what it may leave each key it touches.
     private var inFlight: [String: [String: Set<Value?>]] = [:]
     private var operations: [String: SimulatedOperation] = [:]
+    /// When each operation in flight began, in marks read.
+    private var began: [String: Int] = [:]
+    /// Operations that returned while others were in flight: who ran each, when it returned, and
+    /// what it left the keys it touched (nothing, for one that may remove any key).
+    private var returned: [(process: String, at: Int, left: [String: Set<Value?>])] = []
+    private var marksRead = 0
     let keys: [String]
 
     /// `keys`: every key any recorded process uses.
@@ -46,16 +52,31 @@ struct RecordedHistory {
         let words = mark.split(separator: " ", maxSplits: 3).map(String.init)
         guard words.count == 4 else { return !mark.hasPrefix("begin ") && !mark.hasPrefix("done ") }
         let name = words[1] + " " + words[2]
+        marksRead += 1
         switch words[0] {
         case "begin":
             guard let operation = SimulatedOperation(line: words[3]) else { return false }
             operations[name] = operation
+            began[name] = marksRead
             inFlight[name] = effects(of: operation, outcome: nil)
         case "done":
-            guard let operation = operations.removeValue(forKey: name) else { return false }
+            guard let operation = operations.removeValue(forKey: name), let start = began.removeValue(forKey: name) else {
+                return false
+            }
             inFlight[name] = nil
             let outcome = SimulatedOutcome(line: words[3])
-            for (key, values) in effects(of: operation, outcome: outcome) { settled[key] = values }
+            // Marks of two processes give each operation's interval, not the order of their
+            // commits: what another process's operation left, if it returned while this one ran,
+            // may have come after this one.
+            var left = effects(of: operation, outcome: outcome)
+            for other in returned where other.process != words[1] && other.at > start {
+                for (key, values) in other.left where left[key] != nil { left[key]!.formUnion(values) }
+            }
+            for (key, values) in left { settled[key] = values }
+            let mine = operation.sweeps ? Dictionary(uniqueKeysWithValues: keys.map { ($0, Set<Value?>([nil])) }) : effects(of: operation, outcome: outcome)
+            returned.append((words[1], marksRead, mine))
+            let oldest = began.values.min() ?? marksRead
+            returned.removeAll { $0.at < oldest }
         default:
             return true
         }
@@ -123,5 +144,15 @@ struct RecordedHistory {
             for (key, values) in result { result[key] = values.union(current(key)) }
         }
         return result
+    }
+}
+
+extension SimulatedOperation {
+    /// Whether the operation may remove any key, not only those it names.
+    fileprivate var sweeps: Bool {
+        switch self {
+        case .removeAll, .evictToBytes, .evictToEntries: true
+        default: false
+        }
     }
 }
