@@ -61,6 +61,8 @@ final class BlobStore: @unchecked Sendable {
     /// ``limitGrowth(to:)``); nil when only the map bounds it.
     private let growthCeiling = Locked<Int?>(nil)
     private let isClosed = Locked(false)
+    /// When an idle pass last cleared stale reader slots (see ``clearStaleReadersIfDue()``).
+    private let lastReaderCheck = Locked(Date())
     /// Present in periodic durability: marks the store dirty around unsynced commits.
     private let flushMarker: FlushMarker?
     /// Opened with `MDB_RDONLY`: nothing is ever written.
@@ -561,8 +563,15 @@ final class BlobStore: @unchecked Sendable {
         }
     }
 
-    /// Clears reader slots left by processes that died inside a read transaction.
-    func clearStaleReaders() {
+    /// Clears reader slots left by processes that died inside a read transaction, at most once
+    /// every 30 seconds (an idle pass asks).
+    func clearStaleReadersIfDue() {
+        let due = lastReaderCheck.withLock { last in
+            guard Date().timeIntervalSince(last) > 30 else { return false }
+            last = Date()
+            return true
+        }
+        guard due else { return }
         mapLock.withReadLock {
             guard !isClosed.withLock({ $0 }), !readsWithoutLocks else { return }
             var dead: Int32 = 0
