@@ -58,7 +58,7 @@ extension StoreCore {
                         txn: txn, databases: self.blobs.databases,
                         pointersToTail: self.configuration.pointerMergeThreshold > 0)
                     let outcomes = try items.map { try changes.apply($0.operation) }
-                    changes.raiseFloorPastDroppedPairs(&info)
+                    changes.numbers.raiseFloorPastDroppedPairs(&info)
                     try txn.appendJournal(changes.touched, info: &info, self.blobs.databases)
                     try txn.writeStoreInfo(info, self.blobs.databases)
                     return (outcomes, changes.putRecords, JournalSpan(after: headBefore, through: info.head))

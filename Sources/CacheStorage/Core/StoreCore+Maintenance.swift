@@ -49,8 +49,7 @@ extension StoreCore {
     func removeEverything() throws {
         try blobs.write { txn in
             var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
-            // No number in use is given again: the tail's indexes in other processes have read them.
-            try txn.raiseNumberFloor(&info, blobs.databases)
+            try BlobNumbers.raiseFloorPastLogs(&info, txn, blobs.databases)
             try txn.empty(blobs.databases.records)
             try txn.empty(blobs.databases.pointerTail)
             try txn.empty(blobs.databases.blobLog)

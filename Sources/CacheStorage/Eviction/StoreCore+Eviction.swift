@@ -179,7 +179,7 @@ extension StoreCore {
     /// Deletes entries, found by the numbers their rows name where they can be, journaled, in
     /// transactions of ``removalsPerTransaction``; with `keepingPointers`, logged records'
     /// pointers stay in `records` and are returned, each transaction first raising the store's
-    /// number floor past every number in the logs (see ``LeftPointer``). `journal` is the span
+    /// number floor past every number in the logs (see ``BlobNumbers``). `journal` is the span
     /// of sequences the transactions wrote, when they wrote one unbroken span (no other process
     /// committed between them); `journaledOnlyVictims`, whether it names nothing but victims (no
     /// entry derived from one went with it).
@@ -209,7 +209,7 @@ extension StoreCore {
                     var info = try txn.storeInfo(blobs.databases) ?? StoreInfo.fresh()
                     let headBefore = info.head
                     try txn.trimJournal(through: trimThrough, info: &info, blobs.databases)
-                    if keepingPointers { try txn.raiseNumberFloor(&info, blobs.databases) }
+                    if keepingPointers { try BlobNumbers.raiseFloorPastLogs(&info, txn, blobs.databases) }
                     var changes = ChangeSet(txn: txn, databases: blobs.databases, mergesTouches: false)
                     var freed = (entries: 0, bytes: 0)
                     for victim in chunk {
@@ -222,7 +222,7 @@ extension StoreCore {
                     }
                     freed.entries += changes.derivedRemoved.entries
                     freed.bytes += changes.derivedRemoved.bytes
-                    changes.raiseFloorPastDroppedPairs(&info)
+                    changes.numbers.raiseFloorPastDroppedPairs(&info)
                     try txn.appendJournal(changes.touched, info: &info, blobs.databases)
                     try txn.writeStoreInfo(info, blobs.databases)
                     return (

@@ -18,10 +18,9 @@ import CLMDB
 /// checks out is the entry's.
 ///
 /// The index is brought up to a read transaction's snapshot by reading the pairs appended since
-/// (numbers only grow: the tail's last key counts among the numbers in use, and whatever deletes
-/// pairs raises the store's number floor past them). A write transaction brings it up to date as it
+/// (numbers only grow, see ``BlobNumbers``). A write transaction brings it up to date as it
 /// begins, before it writes anything: what it appends itself is not committed, and the numbers
-/// it takes would be given again if it were abandoned; the transaction finds its own pairs in
+/// it takes are free again if it is abandoned; the transaction finds its own pairs in
 /// its ``ChangeSet``. A snapshot older than the last pruning the index followed may need pairs it
 /// dropped: such a lookup reads its own snapshot's tail instead (rare: a read racing the end of a
 /// merge).
