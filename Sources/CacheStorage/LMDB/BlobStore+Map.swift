@@ -12,13 +12,13 @@ extension BlobStore {
     /// Bytes the data file already holds that new pages can reuse without the file growing:
     /// LMDB's free pages plus any pages written past the last committed one by a failed commit.
     func reusableBytes() throws -> Int {
-        try mapLock.withReadLock {
+        try environment.withSharedLock { env in
             try ensureOpen()
-            let pages = pageUsage()
+            let pages = Self.pageUsage(env.handle)
             let tail = max(0, (directory.appendingPathComponent("data.mdb").fileSize ?? 0) - pages.usedBytes)
             let page = pages.pageBytes
             var txn: OpaquePointer?
-            guard mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn) == 0, let txn else { return tail }
+            guard mdb_txn_begin(env.handle, nil, UInt32(MDB_RDONLY), &txn) == 0, let txn else { return tail }
             defer { mdb_txn_abort(txn) }
             var freePages = 0
             // The free-page database (handle 0) holds lists of page numbers, each led by its count.
@@ -32,14 +32,14 @@ extension BlobStore {
 
     /// Another process grew the map: take the new size.
     func adoptResizedMap() throws {
-        try mapLock.withWriteLock {
+        try environment.withLock { env in
             try ensureOpen()
             dropReadPool()
-            try LMDBError.check(mdb_env_set_mapsize(environment, 0), "adopt the resized map")
-            readviseAfterMapping()
+            try LMDBError.check(mdb_env_set_mapsize(env.handle, 0), "adopt the resized map")
+            env.readviseAfterMapping()
             var info = MDB_envinfo()
-            mdb_env_info(environment, &info)
-            mapSize.withLock { $0 = info.me_mapsize }
+            mdb_env_info(env.handle, &info)
+            env.mapBytes = info.me_mapsize
         }
     }
 
@@ -48,23 +48,23 @@ extension BlobStore {
     /// ``GrowthCeilingReached``. A write that passes the ceiling (one that frees space) lifts it
     /// until the store sets it again.
     func growMap(respectingCeiling: Bool) throws {
-        try mapLock.withWriteLock {
+        try environment.withLock { env in
             try ensureOpen()
             var info = MDB_envinfo()
-            mdb_env_info(environment, &info)
-            var newSize = Self.roundToPages(max(info.me_mapsize, mapSize.withLock { $0 }) * 2)
-            if let ceiling = growthCeiling.withLock({ $0 }) {
+            mdb_env_info(env.handle, &info)
+            var newSize = Self.roundToPages(max(info.me_mapsize, env.mapBytes) * 2)
+            if let ceiling = env.growthCeiling {
                 if respectingCeiling {
                     guard info.me_mapsize < ceiling else { throw GrowthCeilingReached(ceilingBytes: ceiling) }
                     newSize = min(newSize, ceiling)
                 } else {
-                    growthCeiling.withLock { $0 = nil }
+                    env.growthCeiling = nil
                 }
             }
             dropReadPool()
-            try LMDBError.check(mdb_env_set_mapsize(environment, newSize), "grow the map")
-            readviseAfterMapping()
-            mapSize.withLock { $0 = max($0, newSize) }
+            try LMDBError.check(mdb_env_set_mapsize(env.handle, newSize), "grow the map")
+            env.readviseAfterMapping()
+            env.mapBytes = max(env.mapBytes, newSize)
         }
     }
 
@@ -75,14 +75,14 @@ extension BlobStore {
     /// LMDB never maps less than the file holds, so the file is only ever stopped, not cut.
     func limitGrowth(to bytes: Int?) throws {
         let ceiling = bytes.map { max(1 << 20, ($0 >> 18) << 18) }
-        guard growthCeiling.withLock({ $0 }) != ceiling else { return }
-        try mapLock.withWriteLock {
+        guard environment.withSharedLock({ $0.growthCeiling }) != ceiling else { return }
+        try environment.withLock { env in
             try ensureOpen()
-            let unbounded = mapSize.withLock { $0 }
+            let unbounded = env.mapBytes
             dropReadPool()
-            try LMDBError.check(mdb_env_set_mapsize(environment, min(ceiling ?? unbounded, unbounded)), "resize the map")
-            readviseAfterMapping()
-            growthCeiling.withLock { $0 = ceiling }
+            try LMDBError.check(mdb_env_set_mapsize(env.handle, min(ceiling ?? unbounded, unbounded)), "resize the map")
+            env.readviseAfterMapping()
+            env.growthCeiling = ceiling
         }
     }
 
@@ -93,14 +93,14 @@ extension BlobStore {
 
     /// Map size, pages in use and page size, for statistics.
     func usage() throws -> (mapBytes: Int, usedBytes: Int, pageBytes: Int) {
-        try mapLock.withReadLock {
+        try environment.withSharedLock { env in
             try ensureOpen()
-            return pageUsage()
+            return Self.pageUsage(env.handle)
         }
     }
 
-    /// Map size, bytes up to the last page in use, page size; the caller holds `mapLock`.
-    func pageUsage() -> (mapBytes: Int, usedBytes: Int, pageBytes: Int) {
+    /// Map size, bytes up to the last page in use, page size; the caller holds `environment`'s lock.
+    static func pageUsage(_ environment: OpaquePointer) -> (mapBytes: Int, usedBytes: Int, pageBytes: Int) {
         var info = MDB_envinfo()
         var stat = MDB_stat()
         mdb_env_info(environment, &info)

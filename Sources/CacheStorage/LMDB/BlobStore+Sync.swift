@@ -6,9 +6,9 @@ extension BlobStore {
     /// Forces committed data to disk (and, in periodic durability, marks the store clean).
     func sync() throws {
         if isReadOnly { return }
-        try mapLock.withReadLock {
+        try environment.withSharedLock { env in
             try ensureOpen()
-            let sync = { try LMDBError.check(mdb_env_sync(self.environment, 1), "flush to disk", path: self.directory.path) }
+            let sync = { try LMDBError.check(mdb_env_sync(env.handle, 1), "flush to disk", path: self.directory.path) }
             if let flushMarker { try flushMarker.flush(sync) } else { try sync() }
         }
     }
@@ -18,9 +18,9 @@ extension BlobStore {
     /// left to that sync to report.
     func writeBack() {
         if isReadOnly { return }
-        mapLock.withReadLock {
+        environment.withSharedLock { env in
             guard (try? ensureOpen()) != nil else { return }
-            _ = mdb_env_sync(environment, 1)
+            _ = mdb_env_sync(env.handle, 1)
         }
     }
 
@@ -33,10 +33,10 @@ extension BlobStore {
             return true
         }
         guard due else { return }
-        mapLock.withReadLock {
+        environment.withSharedLock { env in
             guard !isClosed.withLock({ $0 }), !readsWithoutLocks else { return }
             var dead: Int32 = 0
-            mdb_reader_check(environment, &dead)
+            mdb_reader_check(env.handle, &dead)
         }
     }
 }

@@ -13,9 +13,9 @@ extension BlobStore {
     func read<Result>(_ body: (LMDBTransaction) throws -> Result) throws -> Result {
         while true {
             var resized = false
-            let result: Result? = try mapLock.withReadLock {
+            let result: Result? = try environment.withSharedLock { env in
                 try ensureOpen()
-                let txn = try takeReadTransaction()
+                let txn = try takeReadTransaction(env.handle)
                 guard let txn else {
                     resized = true
                     return nil
@@ -32,7 +32,7 @@ extension BlobStore {
     }
 
     /// A renewed pooled transaction, a new one, or nil when another process grew the map.
-    func takeReadTransaction() throws -> OpaquePointer? {
+    func takeReadTransaction(_ environment: OpaquePointer) throws -> OpaquePointer? {
         if let pooled = readPool.withLock({ $0.popLast() }) {
             let code = mdb_txn_renew(pooled)
             if code == 0 { return pooled }
@@ -61,10 +61,10 @@ extension BlobStore {
         while true {
             var outcome: (result: Result?, code: Int32) = (nil, 0)
             do {
-                try mapLock.withReadLock {
+                try environment.withSharedLock { env in
                     try ensureOpen()
                     var txn: OpaquePointer?
-                    var code = mdb_txn_begin(environment, nil, 0, &txn)
+                    var code = mdb_txn_begin(env.handle, nil, 0, &txn)
                     if code == MDB_MAP_RESIZED || code == MDB_PANIC {
                         outcome.code = code
                         return
@@ -125,10 +125,10 @@ extension BlobStore {
     /// Whether LMDB has marked the environment as fatally failed (every transaction then fails
     /// with `MDB_PANIC` until it is reopened).
     func environmentPanicked() -> Bool {
-        mapLock.withReadLock {
+        environment.withSharedLock { env in
             guard !isClosed.withLock({ $0 }) else { return false }
             var txn: OpaquePointer?
-            let code = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn)
+            let code = mdb_txn_begin(env.handle, nil, UInt32(MDB_RDONLY), &txn)
             if code == 0 { mdb_txn_abort(txn) }
             return code == MDB_PANIC
         }

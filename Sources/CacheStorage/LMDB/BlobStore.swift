@@ -13,8 +13,8 @@ import Darwin
 /// Concurrency: LMDB is opened with `MDB_NOTLS`, so read transactions may run on any thread, and
 /// reset read transactions are pooled (`readPool`, guarded by its lock). Write transactions come
 /// only from the store's single writer thread (and LMDB serialises writers across processes).
-/// `mapLock` is taken shared by every transaction and exclusively by a map resize, because LMDB
-/// must not resize while a transaction of this process is active.
+/// `environment`'s lock is taken shared by every transaction and exclusively by a map resize,
+/// because LMDB must not resize while a transaction of this process is active.
 final class BlobStore: @unchecked Sendable {
     /// The named databases inside the environment: every store has all of them, created with it.
     struct Databases {
@@ -46,30 +46,45 @@ final class BlobStore: @unchecked Sendable {
         case failed(StorageError)
     }
 
+    /// LMDB's environment handle and the map's settings: what a map resize, a reopening or a
+    /// compaction changes, under the lock every transaction takes shared.
+    struct Environment {
+        /// Replaced by `compactInPlace` and by `reopenAfterPanic`.
+        var handle: OpaquePointer
+        /// Set by `finishOpening`: the map's advice is normal.
+        var hasOpened = false
+        /// The map's size as this process last set or adopted it, whatever the growth ceiling.
+        var mapBytes: Int
+        /// The most the data file may grow to while the volume's free space binds the store (see
+        /// ``limitGrowth(to:)``); nil when only the map bounds it.
+        var growthCeiling: Int?
+
+        /// After LMDB mapped the file again (a new size, a new environment), which it advises
+        /// random: normal advice back once the store has opened.
+        func readviseAfterMapping() {
+            if hasOpened { BlobStore.advise(handle, MADV_NORMAL) }
+        }
+    }
+
     let directory: URL
-    /// Replaced by `compactInPlace` and by `reopenAfterPanic`, under `mapLock` held exclusively.
-    private(set) var environment: OpaquePointer
-    /// Set by `finishOpening`, under `mapLock` held exclusively: the map's advice is normal.
-    private var hasOpened = false
+    /// Held shared by every transaction, alone by a map resize, a reopening or a compaction.
+    let environment: Locked<Environment>
+    /// Replaced with the environment, under its lock held exclusively.
     private(set) var databases: Databases
     let flags: UInt32
     let fileMode: mode_t
-    let mapLock = ReadWriteLock()
     let readPool = Locked<[OpaquePointer]>([])
-    let mapSize: Locked<Int>
-    /// The most the data file may grow to while the volume's free space binds the store (see
-    /// ``limitGrowth(to:)``); nil when only the map bounds it.
-    let growthCeiling = Locked<Int?>(nil)
     let isClosed = Locked(false)
     /// When an idle pass last cleared stale reader slots (see ``clearStaleReadersIfDue()``).
     let lastReaderCheck = Locked(Date())
     /// Present in periodic durability: marks the store dirty around unsynced commits.
     let flushMarker: FlushMarker?
+
     /// Opened with `MDB_RDONLY`: nothing is ever written.
-    let isReadOnly: Bool
+    var isReadOnly: Bool { flags & UInt32(MDB_RDONLY) != 0 }
     /// Opened without LMDB's lock file (it could not be opened, as in a folder of another user):
     /// a writer elsewhere may reuse pages under a read, so every read checks the blob's checksum.
-    let readsWithoutLocks: Bool
+    var readsWithoutLocks: Bool { flags & UInt32(MDB_NOLOCK) != 0 }
 
     /// Opens (creating when missing, unless `readOnly`) the environment in `directory`.
     init(
@@ -78,7 +93,6 @@ final class BlobStore: @unchecked Sendable {
     ) throws(OpenFailure) {
         self.directory = directory
         self.flushMarker = readOnly ? nil : flushMarker
-        isReadOnly = readOnly
         fileMode = sharing.fileMode
         if !readOnly {
             do {
@@ -110,7 +124,6 @@ final class BlobStore: @unchecked Sendable {
             opened = try Self.openEnvironment(directory, flags: flags, mapBytes: mapBytes, mode: fileMode)
         }
         let env = opened
-        readsWithoutLocks = flags & UInt32(MDB_NOLOCK) != 0
         self.flags = flags
         if !readOnly {
             StoreFiles.tighten(dataFile.path, to: fileMode)
@@ -128,15 +141,14 @@ final class BlobStore: @unchecked Sendable {
             mdb_env_close(env)
             throw .damaged("data.mdb is \(actual) bytes but its last page ends at \(needed)")
         }
-        environment = env
-        mapSize = Locked(max(mapBytes, info.me_mapsize))
+        environment = Locked(Environment(handle: env, mapBytes: max(mapBytes, info.me_mapsize)), sharing: .sharedReads)
         do {
             databases = try Self.openDatabases(env, readOnly: readOnly)
         } catch let failure {
             mdb_env_close(env)
             throw failure
         }
-        if !readsWithoutLocks {
+        if flags & UInt32(MDB_NOLOCK) == 0 {
             var dead: Int32 = 0
             mdb_reader_check(env, &dead)
         }
@@ -144,17 +156,11 @@ final class BlobStore: @unchecked Sendable {
 
     /// The store has opened: the map's pages are read as usual from now on (see `advise`).
     func finishOpening() {
-        mapLock.withWriteLock {
+        environment.withLock { env in
             guard !isClosed.withLock({ $0 }) else { return }
-            hasOpened = true
-            Self.advise(environment, MADV_NORMAL)
+            env.hasOpened = true
+            Self.advise(env.handle, MADV_NORMAL)
         }
-    }
-
-    /// After LMDB mapped the file again (a new size, a new environment), which it advises random:
-    /// normal advice back once the store has opened. The caller holds `mapLock` exclusively.
-    func readviseAfterMapping() {
-        if hasOpened { Self.advise(environment, MADV_NORMAL) }
     }
 
     deinit {
@@ -168,12 +174,12 @@ final class BlobStore: @unchecked Sendable {
             return !closed
         }
         guard wasOpen else { return }
-        mapLock.withWriteLock {
+        environment.withLock { env in
             readPool.withLock { pool in
                 for txn in pool { mdb_txn_abort(txn) }
                 pool.removeAll()
             }
-            let environment = environment
+            let environment = env.handle
             if isReadOnly {
                 // Nothing to sync.
             } else if let flushMarker {
@@ -198,17 +204,17 @@ final class BlobStore: @unchecked Sendable {
 
     /// Closes an environment LMDB marked as failed and opens the same files again.
     func reopenAfterPanic() throws {
-        try mapLock.withWriteLock {
+        try environment.withLock { current in
             try ensureOpen()
             dropReadPool()
             var info = MDB_envinfo()
-            mdb_env_info(environment, &info)
-            mdb_env_close(environment)
+            mdb_env_info(current.handle, &info)
+            mdb_env_close(current.handle)
             do {
                 let env = try Self.openEnvironment(directory, flags: flags, mapBytes: info.me_mapsize, mode: fileMode)
-                environment = env
+                current.handle = env
                 databases = try Self.openDatabases(env, readOnly: isReadOnly)
-                readviseAfterMapping()
+                current.readviseAfterMapping()
             } catch {
                 isClosed.withLock { $0 = true }
                 throw StorageError.corruptStore(
@@ -218,10 +224,10 @@ final class BlobStore: @unchecked Sendable {
     }
 
     /// Rewrites the data file without its free pages and reopens it. The caller must be the only
-    /// process using the store; in this process, transactions wait on `mapLock` meanwhile.
+    /// process using the store; in this process, transactions wait on `environment`'s lock meanwhile.
     /// - Returns: the data file's size before and after.
     func compactInPlace() throws -> (before: Int, after: Int) {
-        try mapLock.withWriteLock {
+        try environment.withLock { current in
             try ensureOpen()
             dropReadPool()
             let fileManager = FileManager.default
@@ -232,13 +238,13 @@ final class BlobStore: @unchecked Sendable {
             defer { try? fileManager.removeItem(at: scratch) }
             let before = dataFile.fileSize ?? 0
             try LMDBError.check(
-                mdb_env_copy2(environment, scratch.path, UInt32(MDB_CP_COMPACT)), "write a compacted copy")
+                mdb_env_copy2(current.handle, scratch.path, UInt32(MDB_CP_COMPACT)), "write a compacted copy")
             // LMDB does not sync the copy when the environment does not sync: do it, so the rename
             // never puts an unwritten file in the store's place.
             try StoreFiles.sync(scratch.appendingPathComponent("data.mdb"), operation: "sync the compacted copy")
             var info = MDB_envinfo()
-            mdb_env_info(environment, &info)
-            mdb_env_close(environment)
+            mdb_env_info(current.handle, &info)
+            mdb_env_close(current.handle)
             if rename(scratch.appendingPathComponent("data.mdb").path, dataFile.path) != 0 {
                 let code = errno
                 isClosed.withLock { $0 = true }
@@ -258,9 +264,9 @@ final class BlobStore: @unchecked Sendable {
                 isClosed.withLock { $0 = true }
                 throw LMDBError.error(MDB_CORRUPTED, "reopen after compaction")
             }
-            environment = env
+            current.handle = env
             databases = reopened
-            readviseAfterMapping()
+            current.readviseAfterMapping()
             return (before, dataFile.fileSize ?? 0)
         }
     }
