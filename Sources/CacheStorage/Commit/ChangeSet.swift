@@ -7,8 +7,10 @@ import Foundation
 struct ChangeSet {
     let txn: LMDBTransaction
     let databases: BlobStore.Databases
-    private(set) var touched: [JournalItem] = []
-    private var positions: [KeyDigest: Int] = [:]
+    /// What the changes touched, for the caller to journal (see ``JournalTouches``).
+    private var journal: JournalTouches
+    /// The journal items the changes touched, in order.
+    var touched: [JournalItem] { journal.items }
     /// Entries removed because what they were derived from was removed or replaced, and their bytes.
     private(set) var derivedRemoved = (entries: 0, bytes: 0)
     /// Whether the store holds any derived entry, asked once per transaction: without one, puts
@@ -36,13 +38,6 @@ struct ChangeSet {
         let blobNumber: UInt64
     }
 
-    /// Whether a digest touched again merges into its first journal item. An eviction's change
-    /// sets turn it off: each victim is deleted once, and only a deletion that found something
-    /// touches, so their digests come once each; hashing each victim's digest into a dictionary
-    /// was a quarter of LMDB's part of a mass eviction. A repeat would cost nothing but an item:
-    /// replay merges the items of one digest however many there are (see `journalItems(after:)`).
-    private let mergesTouches: Bool
-
     /// Whether puts append their pointers to the pointer tail rather than write them into
     /// `records` (see ``PointerTailIndex``).
     private let pointersToTail: Bool
@@ -51,7 +46,7 @@ struct ChangeSet {
         self.txn = txn
         self.databases = databases
         numbers = BlobNumbers(txn, databases)
-        self.mergesTouches = mergesTouches
+        journal = JournalTouches(merges: mergesTouches)
         self.pointersToTail = pointersToTail
     }
 
@@ -155,7 +150,7 @@ struct ChangeSet {
             try numbers.dropTailPair(previous)
         }
         if let previousBlob, previousBlob != blob { try txn.deleteBlob(at: previousBlob, databases) }
-        touch(entry.digest, leaving: previousRow == newRow ? nil : previousRow)
+        journal.touch(entry.digest, leaving: previousRow == newRow ? nil : previousRow)
         putRecords[entry.digest] = PutRecord(record: entry.record, blobNumber: number)
     }
 
@@ -179,7 +174,7 @@ struct ChangeSet {
             try txn.replaceRecord(encoded, of: digest, at: stored.number, databases)
         }
         putRecords[digest] = nil
-        touch(digest)
+        journal.touch(digest)
         return true
     }
 
@@ -215,7 +210,7 @@ struct ChangeSet {
             _ = try digest.withBytes { try txn.delete(databases.records, key: $0) }
         }
         if let blob, try txn.deleteBlob(at: blob, logCursor: cursors.blobs, databases) { size = size ?? 0 }
-        if size != nil { touch(digest, leaving: row) }
+        if size != nil { journal.touch(digest, leaving: row) }
         if linked { try deleteDependents(of: digest) }
         return size
     }
@@ -310,22 +305,5 @@ struct ChangeSet {
             return true
         }
         return blob.count != metadata.byteCount || XXHash64.hash(blob) != metadata.checksum
-    }
-
-    /// Journals `digest`, and the index row `left` behind by a deletion or replacement.
-    private mutating func touch(_ digest: KeyDigest, leaving left: IndexRowKey? = nil) {
-        guard mergesTouches else {
-            touched.append(JournalItem(digest: digest, rowsLeft: left.map { [$0.storedAt] } ?? []))
-            return
-        }
-        let position: Int
-        if let known = positions[digest] {
-            position = known
-        } else {
-            position = touched.count
-            positions[digest] = position
-            touched.append(JournalItem(digest: digest))
-        }
-        if let left, !touched[position].rowsLeft.contains(left.storedAt) { touched[position].rowsLeft.append(left.storedAt) }
     }
 }
