@@ -2,7 +2,6 @@ import Foundation
 
 /// The writer's batches: group commits of puts, updates and removals, and the operations that run alone.
 extension StoreCore {
-
     /// Commits the batch's leading puts, updates and removals as one group, then runs the next
     /// operation on its own; what follows goes back to the head of the queue first, so an eviction
     /// that commits queued puts between its slices takes them in the order they were queued.

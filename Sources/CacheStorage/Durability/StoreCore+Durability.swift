@@ -1,5 +1,6 @@
 import Foundation
 
+/// Periodic syncs and the index's checkpoints, as the writer asks for them.
 extension StoreCore {
     /// In periodic durability, syncs LMDB once the interval has passed since the last sync, after a
     /// write-back beside the writer (see ``PeriodicFlushState``); `soon` as the store goes idle.

@@ -3,11 +3,11 @@ import Foundation
 
 /// Eviction, from the limits a batch passed to the slices that remove the victims.
 extension StoreCore {
-
     /// Brings the store back within its limits when a batch passed one, before the batch's
     /// operations return; runs after every batch. What remains down to the low-water marks is
-    /// left in `evictionDue`, for `process` to run once they have returned (in slices, see
-    /// `evict`). During an eviction's slices it evicts only what the batch put over the limits.
+    /// left in the eviction state's `due`, for `process` to run once they have returned (in
+    /// slices, see `evict`). During an eviction's slices it evicts only what the batch put over
+    /// the limits.
     func enforceLimits() {
         do {
             let totals = try index.totals(on: index.writer)

@@ -1,5 +1,6 @@
 import Foundation
 
+/// The writer's merge of the pointer tail, between batches.
 extension StoreCore {
     /// Writes one slice of the pointer tail's merge, when one is due (see ``PointerMerge``). A
     /// failure (a full disk) drops the round: the pointers stay in the tail, where they are found,
