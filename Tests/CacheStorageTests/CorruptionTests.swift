@@ -253,7 +253,7 @@ struct CorruptionTests {
             writer.append(info.nextSequence)
             writer.append(info.trimmedThrough)
             writer.appendBytes(info.storeID)
-            if format >= 5 { writer.append(info.numberFloor) }
+            if format >= 5 { writer.append(info.numberFloor.value) }
             try Array("store-info".utf8).withUnsafeBytes { key in
                 try writer.bytes.withUnsafeBytes { try txn.put(databases.info, key: key, value: $0) }
             }

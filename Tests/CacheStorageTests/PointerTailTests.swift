@@ -38,7 +38,7 @@ struct PointerTailTests {
             let info = try txn.storeInfo(databases)
             return Counts(
                 records: try txn.count(databases.records), tail: try txn.count(databases.pointerTail),
-                floor: info?.numberFloor ?? 0)
+                floor: info?.numberFloor.value ?? 0)
         }
     }
 

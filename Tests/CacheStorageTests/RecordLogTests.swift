@@ -67,7 +67,7 @@ struct RecordLogTests {
         let blobs = store.core.blobs
         return try blobs.write { txn in
             var info = try #require(try txn.storeInfo(blobs.databases))
-            if raisingFloor { try txn.raiseNumberFloor(&info, blobs.databases) }
+            if raisingFloor { try BlobNumbers.raiseFloorPastLogs(&info, txn, blobs.databases) }
             var changes = ChangeSet(txn: txn, databases: blobs.databases)
             #expect(try changes.delete(KeyDigest(key: key), keepingPointer: true) != nil)
             try txn.appendJournal(changes.touched, info: &info, blobs.databases)
@@ -194,7 +194,7 @@ struct RecordLogTests {
         var layout = try Self.layout(store)
         #expect(layout.pointers == 0 && layout.loggedRecords.isEmpty)
         let blobs = store.core.blobs
-        #expect(try blobs.read { try $0.storeInfo(blobs.databases)?.numberFloor } == 4)
+        #expect(try blobs.read { try $0.storeInfo(blobs.databases)?.numberFloor.value } == 4)
         try await store.put((0..<3).map { NewEntry(key: Self.key($0), data: Self.bytes($0 + 10, size: size)) })
         #expect(try (0..<3).map { try Self.recordNumber(store, Self.key($0)) } == [4, 5, 6])
 

@@ -84,20 +84,6 @@ extension LMDBTransaction {
         return try location.withKey { try delete(location.database(databases), key: $0) }
     }
 
-    /// The number the next put takes: one past the last key of either log (a logged record has its
-    /// blob's number) and of the pointer tail, and not below the store's number floor. A number
-    /// deleted from the logs' end is given again, unless a mass eviction deleted it or the tail
-    /// still holds it: the eviction raised the floor past it first (see
-    /// ``StoreInfo/numberFloor``), and so does the merge that prunes the tail (see ``PointerMerge``).
-    func firstFreeBlobNumber(_ databases: BlobStore.Databases) throws -> UInt64 {
-        func last(_ database: MDB_dbi) throws -> UInt64 {
-            try lastKey(database).flatMap(BlobLocation.number(fromKey:)) ?? 0
-        }
-        let floor = try storeInfo(databases)?.numberFloor ?? 0
-        return max(
-            try last(databases.blobLog) + 1, try last(databases.recordLog) + 1, try last(databases.pointerTail) + 1, floor)
-    }
-
     /// Where the entry at `digest` keeps its bytes, as its current record says; nil without one.
     func blobLocation(of digest: KeyDigest, _ databases: BlobStore.Databases) throws -> BlobLocation? {
         BlobLocation(record: try record(of: digest, databases)?.bytes)

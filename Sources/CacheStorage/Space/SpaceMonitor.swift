@@ -2,8 +2,8 @@ import Foundation
 import Logging
 
 /// What a store knows about the room it has: the volume's free space (asked for now and then,
-/// never once per put), the effective byte limit that follows from it, and whether writes are
-/// paused because the disk filled.
+/// never once per put), the effective byte limit that follows from it, whether writes are
+/// paused because the disk filled, and the space reserve given up when it does.
 ///
 /// Used from the writer thread and read by `statistics()`; its state sits behind one lock.
 final class SpaceMonitor: Sendable {
@@ -15,16 +15,23 @@ final class SpaceMonitor: Sendable {
         var paused: StorageError?
         /// Failure kinds already logged, so a full disk logs once, not once per batch.
         var logged: Set<String> = []
+        /// Set after each batch when the volume's free space, not the byte limit, binds the store.
+        var isTight = false
+        /// When the reserve was last allocated again, or tried to be.
+        var lastReserveAttempt: ContinuousClock.Instant?
     }
 
     private let directory: URL
     let policy: DiskSpacePolicy
+    /// The blocks given up so that deletions commit on a full disk.
+    let reserve: SpaceReserve
     private let logger: Logger
     private let state = Locked(State())
 
-    init(directory: URL, policy: DiskSpacePolicy, logger: Logger) {
+    init(directory: URL, policy: DiskSpacePolicy, reserve: SpaceReserve, logger: Logger) {
         self.directory = directory
         self.policy = policy
+        self.reserve = reserve
         self.logger = logger
     }
 
@@ -85,6 +92,43 @@ final class SpaceMonitor: Sendable {
             configuredLimit: configuredLimit, storeBytes: storeBytes, reusableBytes: reusableBytes,
             volumeBytes: volume.totalBytes, availableBytes: volume.availableBytes)
         return ByteLimit(bytes: limit, boundByFreeSpace: limit < configuredLimit)
+    }
+
+    /// Whether the volume's free space, not the byte limit, bound the store when a batch last
+    /// checked: the index's write-ahead log is then checkpointed and truncated early, since it
+    /// takes volume space too.
+    var isTight: Bool {
+        get { state.withLock { $0.isTight } }
+        set { state.withLock { $0.isTight = newValue } }
+    }
+
+    // MARK: The reserve
+
+    /// Runs a write that frees space; when it fails for lack of space, gives up the space reserve
+    /// and runs it once more (LMDB copies the pages a deletion changes, so even that needs room).
+    func freeingSpace<Value>(_ body: () throws -> Value) throws -> Value {
+        do {
+            return try body()
+        } catch let error as StorageError where error.isOutOfSpace && reserve.release() {
+            warnOnce("reserve", "The disk is full: released the space reserve so that deletions commit", error: error)
+            return try body()
+        }
+    }
+
+    /// Allocates the space reserve again once the volume has room for it and more; tried at most
+    /// once per recheck interval while it is missing, and on close (`force`).
+    func replenishReserveIfDue(force: Bool = false) {
+        guard pausedError == nil, let volume = volume() else { return }
+        let bytes = policy.reserveBytes(volumeBytes: volume.totalBytes)
+        guard bytes > 0 else { return }
+        let now = ContinuousClock.now
+        let due = state.withLock { state in
+            if !force, let last = state.lastReserveAttempt, now - last < policy.recheckInterval { return false }
+            state.lastReserveAttempt = now
+            return true
+        }
+        guard due else { return }
+        reserve.replenish(to: bytes, keepingFree: max(bytes, 1 << 20))
     }
 
     // MARK: Pausing writes

@@ -11,8 +11,8 @@ import CLMDB
 ///
 /// A mass eviction deletes the logged record and blob but may leave the number behind
 /// (`keepingPointer`, ``LeftPointer``), to delete in digest order once the eviction is done: a
-/// number whose logged record is gone, or now belongs to another digest (a number deleted from
-/// the logs' end is given again, unless an eviction deleted it), is a *stale pointer* and reads
+/// number whose logged record is gone, or now belongs to another digest (see ``BlobNumbers``
+/// for when a number is given again), is a *stale pointer* and reads
 /// as no entry, and so does a `records` value that is no number (damage: nothing writes one).
 enum RecordLocation {
     /// A logged value is the entry's digest then its record: a stale pointer is told apart by it.

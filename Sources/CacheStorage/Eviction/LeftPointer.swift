@@ -3,8 +3,8 @@
 /// ``RecordLocation``).
 ///
 /// The pointer is stale while `records` still holds that number under the digest: before deleting
-/// the record, the slice raised the store's number floor past it, so no put gives the number again
-/// (see ``StoreInfo/numberFloor``). A put of the same key since has stored its own, higher number
+/// the record, the slice raised the store's number floor past it (see ``BlobNumbers``). A put of
+/// the same key since has stored its own, higher number
 /// there, and that pointer stays. So the sweep compares the value with the number it kept; it had
 /// looked each number up in the record log, a third of the sweep's time.
 struct LeftPointer: Comparable, Sendable {

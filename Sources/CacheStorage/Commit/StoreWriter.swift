@@ -170,8 +170,7 @@ enum WriteOperation: Sendable {
     /// Removes entries whose blob is missing or does not match the record (checked again here).
     case removeIfDamaged([KeyDigest])
     /// Removes blobs and records from the logs under numbers no entry's record names (found by
-    /// `verify`): a number is never given again while it is in a log, so no entry can come to
-    /// name one meanwhile.
+    /// `verify`; no entry can come to name one meanwhile, see ``BlobNumbers``).
     case removeOrphanedLogBlobs([UInt64])
     case removeAll
     case evict(toBytes: Int?, toEntries: Int?)

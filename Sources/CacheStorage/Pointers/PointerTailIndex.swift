@@ -18,70 +18,72 @@ import CLMDB
 /// checks out is the entry's.
 ///
 /// The index is brought up to a read transaction's snapshot by reading the pairs appended since
-/// (numbers only grow: the tail's last key counts among the numbers in use, and whatever deletes
-/// pairs raises the store's number floor past them). A write transaction brings it up to date as it
+/// (numbers only grow, see ``BlobNumbers``). A write transaction brings it up to date as it
 /// begins, before it writes anything: what it appends itself is not committed, and the numbers
-/// it takes would be given again if it were abandoned; the transaction finds its own pairs in
+/// it takes are free again if it is abandoned; the transaction finds its own pairs in
 /// its ``ChangeSet``. A snapshot older than the last pruning the index followed may need pairs it
 /// dropped: such a lookup reads its own snapshot's tail instead (rare: a read racing the end of a
 /// merge).
 ///
-/// State is guarded by `lock` (`@unchecked Sendable` for that reason).
-final class PointerTailIndex: @unchecked Sendable {
-    private let lock = ReadWriteLock()
-    /// The newest number under each digest's first 8 bytes. Keyed by those alone, half the
-    /// memory: two digests that share them (rare) keep one number here and one in `older`, and
-    /// the record log tells them apart like any pair out of date.
-    private var newest: [UInt64: UInt64] = [:]
-    /// The other numbers under digests' first 8 bytes: digests put more than once since the last
-    /// merge, or sharing them (rare).
-    private var older: [UInt64: [UInt64]] = [:]
-    /// The last key of the tail read into the index.
-    private var readThrough: UInt64 = 0
-    /// The tail's first key when the index last looked: pairs below it have been pruned.
-    private var firstKey: UInt64 = 0
-    /// The newest snapshot (LMDB transaction id) the index has been brought up to.
-    private var snapshot = 0
-    /// The snapshot at which pruned pairs were last dropped from the index.
-    private var prunedAt = 0
+/// Lookups take the index's lock shared, catching up takes it exclusively.
+final class PointerTailIndex: Sendable {
+    private struct Pairs {
+        /// The newest number under each digest's first 8 bytes. Keyed by those alone, half the
+        /// memory: two digests that share them (rare) keep one number here and one in `older`, and
+        /// the record log tells them apart like any pair out of date.
+        var newest: [UInt64: UInt64] = [:]
+        /// The other numbers under digests' first 8 bytes: digests put more than once since the last
+        /// merge, or sharing them (rare).
+        var older: [UInt64: [UInt64]] = [:]
+        /// The last key of the tail read into the index.
+        var readThrough: UInt64 = 0
+        /// The tail's first key when the index last looked: pairs below it have been pruned.
+        var firstKey: UInt64 = 0
+        /// The newest snapshot (LMDB transaction id) the index has been brought up to.
+        var snapshot = 0
+        /// The snapshot at which pruned pairs were last dropped from the index.
+        var prunedAt = 0
+    }
+
+    private let pairs = Locked(Pairs(), sharing: .sharedReads)
 
     /// Pairs in the index, for tests and statistics.
-    var count: Int { lock.withReadLock { newest.count + older.values.reduce(0) { $0 + $1.count } } }
+    var count: Int { pairs.withSharedLock { $0.newest.count + $0.older.values.reduce(0) { $0 + $1.count } } }
 
     /// Brings the index up to `txn`'s snapshot, the committed state `snapshot` names.
     func catchUp(_ txn: LMDBTransaction, tail: MDB_dbi, snapshot: Int) throws {
-        if lock.withReadLock({ snapshot <= self.snapshot }) { return }
-        try lock.withWriteLock {
-            guard snapshot > self.snapshot else { return }
-            let first = try txn.firstKey(tail).flatMap(BlobLocation.number(fromKey:)) ?? readThrough + 1
-            if first > firstKey {
-                firstKey = first
-                if newest.values.contains(where: { $0 < first }) || !older.isEmpty {
+        if pairs.withSharedLock({ snapshot <= $0.snapshot }) { return }
+        try pairs.withLock { pairs in
+            guard snapshot > pairs.snapshot else { return }
+            let first = try txn.firstKey(tail).flatMap(BlobLocation.number(fromKey:)) ?? pairs.readThrough + 1
+            if first > pairs.firstKey {
+                pairs.firstKey = first
+                if pairs.newest.values.contains(where: { $0 < first }) || !pairs.older.isEmpty {
                     // In place: the table keeps its capacity for the next round's pairs, where a
                     // new one each round left the freed ones to the allocator, raising peak memory.
-                    let kept = newest.filter { $0.value >= first }
-                    newest.removeAll(keepingCapacity: true)
-                    newest.merge(kept) { new, _ in new }
-                    older = older.compactMapValues { numbers in
+                    let kept = pairs.newest.filter { $0.value >= first }
+                    pairs.newest.removeAll(keepingCapacity: true)
+                    pairs.newest.merge(kept) { new, _ in new }
+                    pairs.older = pairs.older.compactMapValues { numbers in
                         let kept = numbers.filter { $0 >= first }
                         return kept.isEmpty ? nil : kept
                     }
-                    prunedAt = snapshot
+                    pairs.prunedAt = snapshot
                 }
             }
-            try BlobLocation.log(readThrough + 1).withKey { start in
+            try BlobLocation.log(pairs.readThrough + 1).withKey { start in
                 try txn.forEach(tail, from: start) { key, value in
                     guard let number = BlobLocation.number(fromKey: key), let digest = KeyDigest(bytes: value) else {
                         return true
                     }
-                    if let previous = newest.updateValue(number, forKey: digest.high) {
-                        older[digest.high, default: []].append(previous)
+                    if let previous = pairs.newest.updateValue(number, forKey: digest.high) {
+                        pairs.older[digest.high, default: []].append(previous)
                     }
-                    readThrough = max(readThrough, number)
+                    pairs.readThrough = max(pairs.readThrough, number)
                     return true
                 }
             }
-            self.snapshot = snapshot
+            pairs.snapshot = snapshot
         }
     }
 
@@ -121,12 +123,12 @@ final class PointerTailIndex: @unchecked Sendable {
     /// `digest`'s numbers, when the index serves `snapshot` (nil: a write transaction's, brought
     /// up as it began).
     private func look(_ digest: KeyDigest, snapshot: Int?) -> Look {
-        lock.withReadLock {
+        pairs.withSharedLock { pairs in
             if let snapshot {
-                if snapshot > self.snapshot { return .behind }
-                if snapshot < prunedAt { return .pruned }
+                if snapshot > pairs.snapshot { return .behind }
+                if snapshot < pairs.prunedAt { return .pruned }
             }
-            return .numbers(newest[digest.high], older[digest.high])
+            return .numbers(pairs.newest[digest.high], pairs.older[digest.high])
         }
     }
 

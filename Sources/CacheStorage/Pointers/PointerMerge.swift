@@ -7,7 +7,7 @@ import CLMDB
 /// writes them into `records` in slices, one transaction after each batch, so a
 /// put waits for one slice at most; each slice rewrites a run of neighbouring leaves, once for
 /// many pointers. The last slice also prunes the round's pairs from the tail and raises the store's
-/// number floor past them, so that no number the tail's indexes have read is given again.
+/// number floor past them (see ``BlobNumbers``).
 ///
 /// A slice writes a pointer only while the tail still holds its pair: every deletion of a logged
 /// record (a put replacing it, a removal, an eviction, a repair) deletes the record's pair in the
@@ -69,7 +69,7 @@ struct PointerMerge {
             let tail = databases.pointerTail
             for pair in slice {
                 try BlobLocation.log(pair.number).withKey { pointer in
-                    // Still in the tail: still the digest's record (see `ChangeSet.dropTailPair`).
+                    // Still in the tail: still the digest's record (see ``BlobNumbers/dropTailPair(_:)``).
                     guard try txn.get(tail, key: pointer) != nil else { return }
                     try pair.digest.withBytes { try txn.put(databases.records, key: $0, value: pointer) }
                 }
@@ -80,7 +80,7 @@ struct PointerMerge {
                 return true
             }
             guard var info = try txn.storeInfo(databases) else { return }
-            info.numberFloor = max(info.numberFloor, through + 1)
+            BlobNumbers.raiseFloor(&info, pastMerged: through)
             try txn.writeStoreInfo(info, databases)
         }
         written = slice.endIndex

@@ -7,24 +7,22 @@ import Foundation
 struct ChangeSet {
     let txn: LMDBTransaction
     let databases: BlobStore.Databases
-    private(set) var touched: [JournalItem] = []
-    private var positions: [KeyDigest: Int] = [:]
+    /// What the changes touched, for the caller to journal (see ``JournalTouches``).
+    private var journal: JournalTouches
+    /// The journal items the changes touched, in order.
+    var touched: [JournalItem] { journal.items }
     /// Entries removed because what they were derived from was removed or replaced, and their bytes.
     private(set) var derivedRemoved = (entries: 0, bytes: 0)
     /// Whether the store holds any derived entry, asked once per transaction: without one, puts
     /// and deletions skip reading the previous record and searching for dependents (the hot
     /// path of a store that keeps no thumbnails, and of a mass eviction).
     private var linksExist: Bool?
-    /// The next number in the blob log, read from its last key at the first put (see ``BlobLocation``).
-    private var nextBlobNumber: UInt64?
+    /// The numbers this transaction's puts take, and the tail pairs its deletions drop (see
+    /// ``BlobNumbers``): the caller raises the floor past those before it writes the store info.
+    private(set) var numbers: BlobNumbers
     /// The numbers this transaction's puts appended to the pointer tail, by digest: the tail's
     /// index holds only what was committed (see ``PointerTailIndex``).
     private var ownTail: [KeyDigest: UInt64] = [:]
-    /// The pointer tail's first key, read at the first deletion of a logged record (see `dropTailPair`).
-    private var tailFirst: UInt64?
-    /// The highest number whose pair this change set deleted from the tail (see
-    /// `raiseFloorPastDroppedPairs`).
-    private var highestDroppedTailNumber: UInt64?
     /// For each digest whose last change here was a put, the record that put prepared (before its
     /// blob number was added) and that number: what ``IndexPrefill`` predicted.
     private(set) var putRecords: [KeyDigest: PutRecord] = [:]
@@ -40,13 +38,6 @@ struct ChangeSet {
         let blobNumber: UInt64
     }
 
-    /// Whether a digest touched again merges into its first journal item. An eviction's change
-    /// sets turn it off: each victim is deleted once, and only a deletion that found something
-    /// touches, so their digests come once each; hashing each victim's digest into a dictionary
-    /// was a quarter of LMDB's part of a mass eviction. A repeat would cost nothing but an item:
-    /// replay merges the items of one digest however many there are (see `journalItems(after:)`).
-    private let mergesTouches: Bool
-
     /// Whether puts append their pointers to the pointer tail rather than write them into
     /// `records` (see ``PointerTailIndex``).
     private let pointersToTail: Bool
@@ -54,7 +45,8 @@ struct ChangeSet {
     init(txn: LMDBTransaction, databases: BlobStore.Databases, mergesTouches: Bool = true, pointersToTail: Bool = false) {
         self.txn = txn
         self.databases = databases
-        self.mergesTouches = mergesTouches
+        numbers = BlobNumbers(txn, databases)
+        journal = JournalTouches(merges: mergesTouches)
         self.pointersToTail = pointersToTail
     }
 
@@ -99,7 +91,7 @@ struct ChangeSet {
             for number in numbers {
                 try txn.deleteBlob(at: .log(number), databases)
                 try txn.deleteOrphanedLogRecord(number, databases)
-                try dropTailPair(number)
+                try self.numbers.dropTailPair(number)
             }
             return .removed(entries: 0, bytes: 0)
         case .removeAll, .evict, .flush, .rebuildIndex, .compact:
@@ -131,7 +123,7 @@ struct ChangeSet {
         }
         var record = entry.record
         let blob: BlobLocation
-        let number = try takeBlobNumber()
+        let number = try numbers.take()
         // Small bytes follow the record in the record log (see `BlobLocation`).
         let bytesFollow = entry.data.count <= BlobLocation.withRecordLimit
         if bytesFollow {
@@ -155,10 +147,10 @@ struct ChangeSet {
         // The old record, logged under another number: the pointer now names the new one.
         if let previous = previous?.number, previous != number {
             try txn.deleteRecord(of: entry.digest, at: previous, keepingPointer: true, databases)
-            try dropTailPair(previous)
+            try numbers.dropTailPair(previous)
         }
         if let previousBlob, previousBlob != blob { try txn.deleteBlob(at: previousBlob, databases) }
-        touch(entry.digest, leaving: previousRow == newRow ? nil : previousRow)
+        journal.touch(entry.digest, leaving: previousRow == newRow ? nil : previousRow)
         putRecords[entry.digest] = PutRecord(record: entry.record, blobNumber: number)
     }
 
@@ -182,7 +174,7 @@ struct ChangeSet {
             try txn.replaceRecord(encoded, of: digest, at: stored.number, databases)
         }
         putRecords[digest] = nil
-        touch(digest)
+        journal.touch(digest)
         return true
     }
 
@@ -190,7 +182,7 @@ struct ChangeSet {
     /// count when there was an entry (derived entries removed with it are journaled, not counted).
     /// With `keepingPointer`, a logged record's pointer stays in `records` and is listed in
     /// `keptPointers`: the transaction must have raised the store's number floor past it (see
-    /// ``LeftPointer``). `blobNumber`, the number the entry's index row names, finds
+    /// ``BlobNumbers/raiseFloorPastLogs(_:_:_:)``). `blobNumber`, the number the entry's index row names, finds
     /// the record without a lookup by digest when it still names this digest's record.
     mutating func delete(_ digest: KeyDigest, keepingPointer: Bool = false, blobNumber: UInt64? = nil) throws -> Int? {
         // Empty in an eviction's transactions, which only delete: no hashing per victim then.
@@ -211,14 +203,14 @@ struct ChangeSet {
         if let stored {
             try txn.deleteRecord(
                 of: digest, at: stored.number, keepingPointer: keepingPointer, logCursor: cursors.records, databases)
-            try dropTailPair(stored.number)
+            try numbers.dropTailPair(stored.number)
             if keepingPointer { keptPointers.append(LeftPointer(digest: digest, number: stored.number)) }
         } else {
             // Nothing, or a stale pointer: that goes, and is not an entry.
             _ = try digest.withBytes { try txn.delete(databases.records, key: $0) }
         }
         if let blob, try txn.deleteBlob(at: blob, logCursor: cursors.blobs, databases) { size = size ?? 0 }
-        if size != nil { touch(digest, leaving: row) }
+        if size != nil { journal.touch(digest, leaving: row) }
         if linked { try deleteDependents(of: digest) }
         return size
     }
@@ -284,34 +276,6 @@ struct ChangeSet {
         return try bytes.withUnsafeBytes { try body($0) }
     }
 
-    /// Deletes the pointer tail's pair for `number`, whose logged record this transaction has
-    /// deleted: a pair in the tail always names a live record, so the merge writes the pairs it
-    /// finds there without reading the record log (see ``PointerMerge``). Numbers below the
-    /// tail's first key (an eviction's victims, the oldest entries) have none to look for.
-    private mutating func dropTailPair(_ number: UInt64) throws {
-        let tail = databases.pointerTail
-        let first: UInt64
-        if let tailFirst {
-            first = tailFirst
-        } else {
-            // An empty tail: this transaction's own puts may append to it, from any number.
-            first = try txn.firstKey(tail).flatMap(BlobLocation.number(fromKey:)) ?? 0
-            tailFirst = first
-        }
-        guard number >= first, try BlobLocation.log(number).withKey({ try txn.delete(tail, key: $0) }) else { return }
-        highestDroppedTailNumber = max(highestDroppedTailNumber ?? 0, number)
-    }
-
-    /// Raises `info`'s number floor past every pair this change set deleted from the pointer tail,
-    /// for the transaction to write: a number the tail held is never given again, because the
-    /// tail's indexes read only the pairs past the last number they have read (see
-    /// ``PointerTailIndex``). Without it, removing the newest entry gave its number to the next put,
-    /// which no index that had read the removed pair ever found.
-    func raiseFloorPastDroppedPairs(_ info: inout StoreInfo) {
-        guard let highestDroppedTailNumber else { return }
-        info.numberFloor = max(info.numberFloor, highestDroppedTailNumber + 1)
-    }
-
     /// The entry at `digest`'s record: logged by a put of this transaction, or as committed.
     private func storedRecord(_ digest: KeyDigest) throws -> StoredRecord? {
         if !ownTail.isEmpty, let number = ownTail[digest],
@@ -341,33 +305,5 @@ struct ChangeSet {
             return true
         }
         return blob.count != metadata.byteCount || XXHash64.hash(blob) != metadata.checksum
-    }
-
-    /// The next blob log number: the first the logs leave free (see ``BlobLocation``), then
-    /// counting within the transaction.
-    private mutating func takeBlobNumber() throws -> UInt64 {
-        // Past any pair this transaction already deleted from the tail: the store's floor says so
-        // only once the transaction writes it (see `raiseFloorPastDroppedPairs`).
-        let number = try nextBlobNumber
-            ?? max(txn.firstFreeBlobNumber(databases), highestDroppedTailNumber.map { $0 + 1 } ?? 0)
-        nextBlobNumber = number + 1
-        return number
-    }
-
-    /// Journals `digest`, and the index row `left` behind by a deletion or replacement.
-    private mutating func touch(_ digest: KeyDigest, leaving left: IndexRowKey? = nil) {
-        guard mergesTouches else {
-            touched.append(JournalItem(digest: digest, rowsLeft: left.map { [$0.storedAt] } ?? []))
-            return
-        }
-        let position: Int
-        if let known = positions[digest] {
-            position = known
-        } else {
-            position = touched.count
-            positions[digest] = position
-            touched.append(JournalItem(digest: digest))
-        }
-        if let left, !touched[position].rowsLeft.contains(left.storedAt) { touched[position].rowsLeft.append(left.storedAt) }
     }
 }

@@ -15,7 +15,7 @@ final class VerifiedBlobs: Sendable {
 
     private struct Blob: Hashable {
         var digest: KeyDigest
-        /// The blob's number in its log, or 0 for one stored under its digest.
+        /// The blob's number in its log (a record with its bytes: its record's).
         var number: UInt64
         var checksum: UInt64
     }
@@ -24,7 +24,7 @@ final class VerifiedBlobs: Sendable {
 
     /// Whether `bytes` match `checksum`, hashing them unless this blob was verified before.
     func matches(_ bytes: UnsafeRawBufferPointer, checksum: UInt64, digest: KeyDigest, location: BlobLocation) -> Bool {
-        let blob = Blob(digest: digest, number: location.number ?? 0, checksum: checksum)
+        let blob = Blob(digest: digest, number: location.number, checksum: checksum)
         if verified.withLock({ $0.contains(blob) }) { return true }
         guard XXHash64.hash(bytes) == checksum else { return false }
         verified.withLock { set in

@@ -7,7 +7,7 @@ import Foundation
 /// themselves, most of it the rows' upserts and reading back the records just written. A put's
 /// row follows from the
 /// record it prepared before the commit and the blob number the commit gives it, which is known
-/// beforehand: numbers are given in order from the first free one (`firstFreeBlobNumber`), read
+/// beforehand: numbers are given in order from the first free one (``BlobNumbers``), read
 /// just before the commit. So the writer begins the index's transaction first, the helper upserts
 /// those rows beside LMDB's work, and once LMDB has committed the writer finishes the catch-up in
 /// the same transaction, taking the rows as done (``StoreMirror/OwnChanges``). The index still
@@ -36,7 +36,7 @@ struct IndexPrefill {
         guard !puts.isEmpty else { return nil }
         let firstNumber: UInt64
         do {
-            firstNumber = try blobs.read { try $0.firstFreeBlobNumber(blobs.databases) }
+            firstNumber = try blobs.read { try BlobNumbers.firstFree($0, blobs.databases) }
         } catch {
             return nil
         }

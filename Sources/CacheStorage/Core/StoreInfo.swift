@@ -20,11 +20,8 @@ struct StoreInfo: Equatable {
     var storeID: [UInt8]
     var nextSequence: UInt64
     var trimmedThrough: UInt64
-    /// No log number below it is given again (see ``BlobLocation``): a mass eviction raises it past
-    /// every number in the logs before it deletes any, so that a pointer it leaves in `records`
-    /// stays stale until its sweep, whatever is put meanwhile (see ``LeftPointer``). 0 until the
-    /// store's first such eviction.
-    var numberFloor: UInt64 = 0
+    /// No log number below it is given again (see ``BlobNumbers``).
+    var numberFloor = NumberFloor()
 
     /// The last sequence number written.
     var head: UInt64 { nextSequence - 1 }
@@ -55,7 +52,7 @@ extension LMDBTransaction {
         else {
             throw StorageError.lmdb(operation: "read store info", code: MDB_CORRUPTED, message: "unreadable store info")
         }
-        return StoreInfo(storeID: id, nextSequence: next, trimmedThrough: trimmed, numberFloor: floor)
+        return StoreInfo(storeID: id, nextSequence: next, trimmedThrough: trimmed, numberFloor: NumberFloor(stored: floor))
     }
 
     func writeStoreInfo(_ info: StoreInfo, _ databases: BlobStore.Databases) throws {
@@ -64,17 +61,10 @@ extension LMDBTransaction {
         writer.append(info.nextSequence)
         writer.append(info.trimmedThrough)
         writer.appendBytes(info.storeID)
-        writer.append(info.numberFloor)
+        writer.append(info.numberFloor.value)
         try Self.infoKey.withUnsafeBytes { key in
             try writer.bytes.withUnsafeBytes { try put(databases.info, key: key, value: $0) }
         }
-    }
-
-    /// Raises `info`'s number floor past every number in the logs, so that none of them is given
-    /// again: for a mass eviction's transaction, before it deletes records whose pointers it leaves
-    /// (see ``LeftPointer``).
-    func raiseNumberFloor(_ info: inout StoreInfo, _ databases: BlobStore.Databases) throws {
-        info.numberFloor = max(info.numberFloor, try firstFreeBlobNumber(databases))
     }
 
     /// The sequence a journal key names (8 bytes, big-endian, so LMDB keeps the items in order);
