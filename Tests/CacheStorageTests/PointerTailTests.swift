@@ -233,7 +233,16 @@ struct PointerTailTests {
             let worker = try await WorkerProcess(
                 role: "writer", directory: folder.url, seed: UInt64(cycle + 1), environment: environment)
             #expect(await worker.waitUntilReady(), "cycle \(cycle): worker did not start")
-            try await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
+            // Killed after a random number of acknowledged batches, not a random time: on a loaded
+            // machine a writer may acknowledge nothing for a while, and each cycle must move the
+            // store on for the kills to fall in different places of the rounds.
+            let batches = Int.random(in: 1...24, using: &random)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while worker.output.split(separator: "\n").filter({ $0.hasPrefix("ack ") }).count < batches, worker.isRunning,
+                ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(1))
+            }
             await worker.kill()
             acknowledged.merge(CrashTests.acknowledged(worker.output)) { max($0, $1) }
             // Reopened with `.throwError`, verified, nothing quarantined.
@@ -250,7 +259,8 @@ struct PointerTailTests {
         #expect(acknowledged.count > 100, "the writers acknowledged too little for the test to prove anything")
         // Slices wrote pointers between kills: more than five different counts in 40 kills. Once
         // every key is stored, the count differs only by the pairs a kill left in the tail, so how
-        // many counts show up follows the number of kills.
+        // many counts show up follows the number of kills (each cycle acknowledges at least one
+        // batch, up to 24, before its kill).
         #expect(pointerCounts.count > kills / 8, "\(pointerCounts.count) distinct counts of pointers in records")
     }
 

@@ -47,7 +47,12 @@ struct StorageWorker {
         if environment["STORAGE_WORKER_READ_ONLY"] == "1" { configuration.access = .readOnly }
         // STORAGE_WORKER_LOG=1: the store's log on standard output, so a test sees recovery begin.
         if environment["STORAGE_WORKER_LOG"] == "1" {
-            configuration.logger = Logger(label: "storage-worker") { StreamLogHandler.standardOutput(label: $0) }
+            // STORAGE_WORKER_HOLD=TEXT: once the store logs a message containing TEXT, the worker
+            // stops there for good, so a test's kill lands exactly at that point.
+            let hold = environment["STORAGE_WORKER_HOLD"]
+            configuration.logger = Logger(label: "storage-worker") {
+                HoldingLogHandler(inner: StreamLogHandler.standardOutput(label: $0), hold: hold)
+            }
         }
         // STORAGE_WORKER_DURABILITY=eachCommit|full|periodic-ms:N (the power-loss recordings).
         if let durability = environment["STORAGE_WORKER_DURABILITY"].flatMap(Self.durability) {
@@ -301,5 +306,33 @@ struct StorageWorker {
         // Also as a file: a test reading it needs no guess about when the output pipe is drained.
         try Data(summary.utf8).write(to: URL(fileURLWithPath: folder).appendingPathComponent("summary"), options: .atomic)
         return summary
+    }
+}
+
+/// Prints the store's log and, at the message a test names, stops the logging thread for good.
+struct HoldingLogHandler: LogHandler {
+    var inner: StreamLogHandler
+    let hold: String?
+
+    var logLevel: Logger.Level {
+        get { inner.logLevel }
+        set { inner.logLevel = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { inner[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        inner.log(event: event)
+        guard let hold, event.message.description.contains(hold) else { return }
+        FileHandle.standardOutput.write(Data("holding\n".utf8))
+        while true { sleep(3600) }
     }
 }
