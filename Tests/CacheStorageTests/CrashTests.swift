@@ -109,7 +109,7 @@ struct CrashTests {
         // Thousands of small entries, so the rebuild takes long enough to be killed inside.
         let environment = ["STORAGE_WORKER_NO_LIMIT": "1", "STORAGE_WORKER_SMALL": "1", "STORAGE_WORKER_KEYS": "20000"]
         // A fixed number of batches, not a time: how much a loaded machine writes in a few seconds
-        // varies (1,843 keys in 3 s in one run of every storage suite at once on two cores).
+        // varies widely.
         let seed = try await WorkerProcess(
             role: "writer", directory: folder.url, seed: 3,
             environment: environment.merging(["STORAGE_WORKER_BATCHES": "600"]) { $1 })

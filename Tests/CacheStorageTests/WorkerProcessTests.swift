@@ -5,10 +5,10 @@ import Testing
 /// The child-process wrapper the crash, durability and full-disk suites wait on.
 @Suite("Worker processes")
 struct WorkerProcessTests {
-    /// A waiting task can run again only after its deadline has passed: on two cores a test run
-    /// keeps both of Swift's cooperative threads busy, and one CI run held every test for 37 s at
-    /// its start. A line printed in time must still count then; before, the wait gave up without
-    /// looking, and three suites failed on "worker did not start".
+    /// A waiting task can run again only after its deadline has passed: a test run can keep every
+    /// one of Swift's cooperative threads busy, and hold every test for many seconds at its start.
+    /// A line printed in time must still count then; before, the wait gave up without looking,
+    /// and three suites failed on "worker did not start".
     @Test("a line printed before the wait's deadline counts even when the wait looks only after it")
     func lineCountsAfterDeadline() async throws {
         let worker = try await WorkerProcess(

@@ -214,7 +214,7 @@ package enum EntryRecord {
     }
 
     /// Whether `bytes` are `string`'s UTF-8, compared as memory: a generic comparison of the
-    /// string's UTF-8 view, element by element, was 3 % of a read of a small entry.
+    /// string's UTF-8 view goes element by element, a visible part of a read of a small entry.
     private static func bytes(_ bytes: UnsafeRawBufferPointer, areUTF8Of string: String) -> Bool {
         var string = string
         return string.withUTF8 { utf8 in

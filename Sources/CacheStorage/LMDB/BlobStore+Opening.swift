@@ -111,8 +111,8 @@ extension BlobStore {
         switch durability {
         // Not MDB_NOMETASYNC for `.eachCommit`: it leaves the page recording the last commit
         // unsynced, so a power loss could undo a commit whose puts had returned. Syncing that
-        // page later (with the next commit) made puts wait a whole commit longer and measured
-        // slower than syncing it at once (`cachectl bench --durability`, 2-in-flight puts).
+        // page later (with the next commit) makes puts wait a whole commit longer, which costs
+        // more than syncing it at once.
         case .eachCommit, .full: return 0
         case .periodic: return UInt32(MDB_NOSYNC)
         }

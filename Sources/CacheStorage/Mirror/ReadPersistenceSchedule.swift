@@ -1,11 +1,9 @@
 /// When recorded reads are persisted: once the reads pause, not while they stream in.
 ///
 /// Persisting a read rewrites its entry's row and the row's place in the access-order index: two
-/// random pages of the index file a read. While one task read 100,000 of 1,000,000 small entries,
-/// the writer doing so as the reads came in took most of a core, and the reader, sharing the
-/// machine's two cores and caches with it, read 104,700–142,600 entries a second; with the writer
-/// holding back until the reads ended, 174,600–205,100 (three interleaved pairs of `cachectl bench
-/// --entries 1000000 --sizes tiny`). So an idle pass that finds reads still arriving waits for a
+/// random pages of the index file a read. Done as the reads come in, that work competes with the
+/// reader for the processor and its caches and slows a stream of reads far more than it costs
+/// once they have ended (see Benchmarks/RESULTS.md, `cachectl bench --sizes tiny`). So an idle pass that finds reads still arriving waits for a
 /// pause of ``quietPeriod``, at most ``longestWait`` in all, then persists everything waiting, a
 /// pass at a time, before it waits again. Memory stays bounded by the log's capacity: once
 /// ``highWater`` distinct reads wait, they are persisted at once, as they arrive.

@@ -8,8 +8,8 @@ import FoundationNetworking
 ///
 /// Foundation on Linux schedules every delegate call (the head, each 16 KB chunk, the end) as an
 /// `OperationQueue` operation, and a session's queue runs one at a time, dispatching each to a
-/// new thread when the one before ends: a 52 KB fetch made six thread hand-offs where
-/// `data(from:)` makes one, measured as most of what a streamed fetch cost over it. Run here,
+/// new thread when the one before ends: a fetch of a few chunks makes several thread hand-offs
+/// where `data(from:)` makes one, most of what a streamed fetch costs over it. Run here,
 /// the calls keep their order (the work queue is serial) and cost a function call each.
 ///
 /// This is sound only because ``StreamingDelegate``'s methods never block and never call back
