@@ -7,59 +7,31 @@ import Foundation
 /// waiting for the job before it touches the connection again, so the connection is never used
 /// by two threads at once. A mass eviction deletes its victims' rows here while LMDB deletes the
 /// entries; a group commit upserts its puts' rows here while LMDB writes them (see
-/// ``IndexPrefill``). Lowered like the writer (see ``BackgroundThread``). State is guarded by
-/// `condition` (`@unchecked Sendable` for that reason).
-final class IndexHelper: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
-    private var stopping = false
-    private var stopped = false
-    private var started = false
+/// ``IndexPrefill``). Lowered like the writer (see ``BackgroundThread``).
+final class IndexHelper: Sendable {
+    private let thread = JobThread<[@Sendable () -> Void], @Sendable () -> Void>(named: "cache-indexer", queue: []) {
+        jobs, stopping in
+        if !jobs.isEmpty { return .run(jobs.removeFirst()) }
+        return stopping ? .finish : .wait(until: nil)
+    }
 
     /// Runs `job` on the helper thread (started at the first job); `wait()` on the result
     /// returns what it returned. After `stop`, the job runs on the calling thread.
     func run<Value: Sendable>(_ job: @escaping @Sendable () -> Value) -> Job<Value> {
         let result = Job<Value>()
-        condition.lock()
-        guard !stopping else {
-            condition.unlock()
-            result.finish(job())
-            return result
+        thread.start { $0() }
+        let queued = thread.update { jobs, stopping in
+            guard !stopping else { return false }
+            jobs.append { result.finish(job()) }
+            return true
         }
-        if !started {
-            started = true
-            BackgroundThread.start(named: "cache-indexer") { [self] in loop() }
-        }
-        jobs.append { result.finish(job()) }
-        condition.signal()
-        condition.unlock()
+        if !queued { result.finish(job()) }
         return result
     }
 
     /// Finishes the jobs given so far, then ends the thread.
     func stop() {
-        condition.lock()
-        defer { condition.unlock() }
-        stopping = true
-        guard started else { return }
-        condition.signal()
-        while !stopped { condition.wait() }
-    }
-
-    private func loop() {
-        while true {
-            condition.lock()
-            while jobs.isEmpty && !stopping { condition.wait() }
-            if jobs.isEmpty {
-                stopped = true
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job()
-        }
+        thread.stop()
     }
 
     /// A job's result, set once on the helper thread and read by the thread that waits for it;

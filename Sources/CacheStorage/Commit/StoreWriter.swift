@@ -4,8 +4,9 @@ import Foundation
 ///
 /// One thread, because LMDB allows one write transaction at a time and SQLite one writer; a
 /// dedicated thread (not a task) because the work blocks on disk and must not hold a cooperative
-/// thread. State is guarded by `condition` (`@unchecked Sendable` for that reason).
-final class StoreWriter: @unchecked Sendable {
+/// thread. With no work it still makes an idle pass every `idleInterval` (and when one is asked
+/// for), with an empty batch.
+final class StoreWriter: Sendable {
     typealias Completion = @Sendable (Result<WriteOutcome, any Error>) -> Void
 
     struct Pending {
@@ -13,39 +14,42 @@ final class StoreWriter: @unchecked Sendable {
         let completion: Completion
     }
 
-    private let condition = NSCondition()
-    private var pending: [Pending] = []
-    private var wakeRequested = false
-    /// When an idle pass is due sooner than the idle interval (see `requestPass(at:)`).
-    private var passDue: Date?
-    private var stopping = false
-    private var stopped = false
-    private let idleInterval: TimeInterval
+    /// What the writer thread waits on.
+    struct Queue {
+        var pending: [Pending] = []
+        var wakeRequested = false
+        /// When an idle pass is due sooner than the idle interval (see `requestPass(at:)`).
+        var passDue: Date?
+        /// When the current wait's idle pass is due: set as the wait begins, so a pass requested
+        /// for later re-times the wait instead of restarting it.
+        var idleDue: Date?
+        /// Set when a pass was handed out: the next look first ends the thread if asked to stop
+        /// with nothing queued.
+        var afterPass = false
+    }
+
+    private let thread: JobThread<Queue, (batch: [Pending], idle: Bool)>
     private let maxBatchBytes: Int
-    /// Set once by `start`, before the thread exists; read only by the thread.
-    private var process: (@Sendable (_ batch: [Pending], _ idle: Bool) -> Void)?
 
     init(idleInterval: TimeInterval, maxBatchBytes: Int) {
-        self.idleInterval = idleInterval
         self.maxBatchBytes = maxBatchBytes
+        thread = JobThread(named: "cache-writer", queue: Queue()) { queue, stopping in
+            Self.next(&queue, stopping: stopping, idleInterval: idleInterval, maxBatchBytes: maxBatchBytes)
+        }
     }
 
     /// Starts the thread; `process` runs there for every batch (and for idle passes).
     func start(process: @escaping @Sendable (_ batch: [Pending], _ idle: Bool) -> Void) {
-        self.process = process
-        BackgroundThread.start(named: "cache-writer") { [self] in run() }
+        thread.start { process($0.batch, $0.idle) }
     }
 
     func submit(_ operation: WriteOperation, completion: @escaping Completion) {
-        condition.lock()
-        if stopping {
-            condition.unlock()
-            completion(.failure(StorageError.closed))
-            return
+        let queued = thread.update { queue, stopping in
+            guard !stopping else { return false }
+            queue.pending.append(Pending(operation: operation, completion: completion))
+            return true
         }
-        pending.append(Pending(operation: operation, completion: completion))
-        condition.signal()
-        condition.unlock()
+        if !queued { completion(.failure(StorageError.closed)) }
     }
 
     func submit(_ operation: WriteOperation) async throws -> WriteOutcome {
@@ -70,93 +74,70 @@ final class StoreWriter: @unchecked Sendable {
     /// does not (so nothing overtakes an operation queued before it) and up to `maxBatchBytes`.
     /// For the writer thread, to commit them in the middle of a long operation.
     func takeQueued(where include: (WriteOperation) -> Bool) -> [Pending] {
-        condition.lock()
-        defer { condition.unlock() }
-        let eligible = pending.prefix { include($0.operation) }.count
-        return takeBatch(upTo: eligible)
+        thread.update { queue, _ in
+            let eligible = queue.pending.prefix { include($0.operation) }.count
+            return Self.takeBatch(from: &queue, upTo: eligible, maxBatchBytes: maxBatchBytes)
+        }
     }
 
     /// Returns operations taken in a batch but not run to the head of the queue, in their order.
     func putBack(_ operations: [Pending]) {
         guard !operations.isEmpty else { return }
-        condition.lock()
-        pending.insert(contentsOf: operations, at: 0)
-        condition.unlock()
+        thread.update { queue, _ in queue.pending.insert(contentsOf: operations, at: 0) }
     }
 
     /// Asks for a pass with no operations (to persist recorded reads).
     func wake() {
-        condition.lock()
-        wakeRequested = true
-        condition.signal()
-        condition.unlock()
+        thread.update { queue, _ in queue.wakeRequested = true }
     }
 
     /// Asks for a pass with no operations at `date` (sooner if woken or given work meanwhile).
     func requestPass(at date: Date) {
-        condition.lock()
-        if passDue.map({ date < $0 }) ?? true { passDue = date }
-        condition.signal()
-        condition.unlock()
+        thread.update { queue, _ in
+            if queue.passDue.map({ date < $0 }) ?? true { queue.passDue = date }
+        }
     }
 
     /// Finishes queued work, then ends the thread.
     func stop() {
-        condition.lock()
-        stopping = true
-        condition.signal()
-        while !stopped { condition.wait() }
-        condition.unlock()
+        thread.stop()
     }
 
-    private func run() {
-        while true {
-            condition.lock()
-            // Until there is work, a wake, or the next idle pass is due: a pass requested for
-            // later re-times the wait, it does not end it.
-            let idleDue = Date(timeIntervalSinceNow: idleInterval)
-            while pending.isEmpty && !wakeRequested && !stopping {
-                let due = min(idleDue, passDue ?? idleDue)
-                if due.timeIntervalSinceNow <= 0 || !condition.wait(until: due) { break }
-            }
-            let batch = takeBatch()
-            let idle = batch.isEmpty
-            wakeRequested = false
-            if idle { passDue = nil }
-            condition.unlock()
-
-            process?(batch, idle)
-
-            // Checked after the pass: it may have put operations back (see `putBack`).
-            condition.lock()
-            let finished = stopping && pending.isEmpty
-            condition.unlock()
-            if finished {
-                condition.lock()
-                // The handler captures the store's core, which owns this writer: dropping it breaks
-                // the cycle, so a closed store is freed (and its lock files closed).
-                process = nil
-                stopped = true
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
+    /// What the thread does next: after a pass, end if asked to stop with nothing queued (a pass
+    /// may have put operations back, see `putBack`); else wait until there is work, a wake, a
+    /// stop, or the idle pass is due, and then hand out a batch (empty for an idle pass).
+    private static func next(
+        _ queue: inout Queue, stopping: Bool, idleInterval: TimeInterval, maxBatchBytes: Int
+    ) -> JobThread<Queue, (batch: [Pending], idle: Bool)>.Step {
+        if queue.afterPass {
+            queue.afterPass = false
+            if stopping && queue.pending.isEmpty { return .finish }
         }
+        let now = Date()
+        let idleDue = queue.idleDue ?? now.addingTimeInterval(idleInterval)
+        queue.idleDue = idleDue
+        let due = min(idleDue, queue.passDue ?? idleDue)
+        if queue.pending.isEmpty && !queue.wakeRequested && !stopping && due > now { return .wait(until: due) }
+        let batch = takeBatch(from: &queue, maxBatchBytes: maxBatchBytes)
+        queue.wakeRequested = false
+        if batch.isEmpty { queue.passDue = nil }
+        queue.idleDue = nil
+        queue.afterPass = true
+        return .run((batch, batch.isEmpty))
     }
 
     /// Takes operations up to `maxBatchBytes` of put data (at least one, when `upTo` allows).
-    /// Called with the lock held.
-    private func takeBatch(upTo limit: Int = .max) -> [Pending] {
+    private static func takeBatch(from queue: inout Queue, upTo limit: Int = .max, maxBatchBytes: Int) -> [Pending] {
         var bytes = 0
         var count = 0
-        for item in pending.prefix(limit) {
+        for item in queue.pending.prefix(limit) {
             let size = item.operation.payloadBytes
             if count > 0 && bytes + size > maxBatchBytes { break }
             bytes += size
             count += 1
         }
-        let batch = Array(pending.prefix(count))
-        pending.removeFirst(count)
+        let batch = Array(queue.pending.prefix(count))
+        queue.pending.removeFirst(count)
         return batch
     }
 }
