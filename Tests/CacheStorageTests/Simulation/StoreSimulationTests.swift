@@ -6,8 +6,9 @@ import Testing
 /// derived puts and their sources' replacement or removal, attribute updates, removals, evictions
 /// to bytes and to entries, the pointer tail merged every few puts, compaction, close and reopen,
 /// and the same from a second process (see ``SimulationRunner`` and ``SimulationModel``). After
-/// every step the store's listing, statistics and the bytes of the keys the step named must be what
-/// the model says; every fifty steps every key is read and the store verified.
+/// every step the store's answer, its listing (every key's size, checksum, attributes and source),
+/// its statistics and the bytes of the keys the step named must be what the model says; every
+/// fifty steps every key's bytes are read and the store verified.
 ///
 /// A failure prints its seed and the sequence shrunk to what still fails, as a test to add here.
 @Suite("Store simulation")
