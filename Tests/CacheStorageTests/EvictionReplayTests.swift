@@ -12,8 +12,13 @@ import Testing
 struct EvictionReplayTests {
     static func key(_ number: Int) -> String { "https://cdn.example.com/replay/\(number).jpg" }
 
+    /// The tests act on the store's files from their own thread, beside its writer: an idle pass
+    /// between two of their steps would mirror the journal they wrote before the replay they
+    /// test. Passes come with periodic durability's interval, so that is a day here.
     static func populated(_ folder: TemporaryDirectory) async throws -> PersistentStore {
-        let store = try PersistentStore(directory: folder.url, configuration: TestStores.strict())
+        var configuration = TestStores.strict()
+        configuration.durability = .periodic(interval: .seconds(86_400))
+        let store = try PersistentStore(directory: folder.url, configuration: configuration)
         try await store.put((0..<10).map { NewEntry(key: Self.key($0), data: Data(repeating: UInt8($0), count: 500)) })
         try await store.flush()
         return store
@@ -54,7 +59,8 @@ struct EvictionReplayTests {
     func ownCommitOnly() async throws {
         let folder = TemporaryDirectory()
         let store = try await Self.populated(folder)
-        defer { store.close() }
+        // The folder outlives the store: released early, it would be deleted under it.
+        defer { withExtendedLifetime(folder) { store.close() } }
         let journal = try Self.journalUpdate(store, Self.key(3))
         try Self.deleteRowAndReplay(store, Self.key(3), journal: journal)
         // The record is in fact still there (only its row was deleted here): the replay took the
@@ -70,7 +76,8 @@ struct EvictionReplayTests {
     func anotherCommitBetween() async throws {
         let folder = TemporaryDirectory()
         let store = try await Self.populated(folder)
-        defer { store.close() }
+        // The folder outlives the store: released early, it would be deleted under it.
+        defer { withExtendedLifetime(folder) { store.close() } }
         let journal = try Self.journalUpdate(store, Self.key(3))
         // Another commit after the slice's, as another process's put of the same key would be.
         _ = try Self.journalUpdate(store, Self.key(5))
@@ -85,7 +92,8 @@ struct EvictionReplayTests {
     func derivedEntryGoesWithItsVictim() async throws {
         let folder = TemporaryDirectory()
         let store = try await Self.populated(folder)
-        defer { store.close() }
+        // The folder outlives the store: released early, it would be deleted under it.
+        defer { withExtendedLifetime(folder) { store.close() } }
         let source = DerivedEntryTests.source(100)
         try await store.put(source)
         try await Task.sleep(for: .milliseconds(5))
