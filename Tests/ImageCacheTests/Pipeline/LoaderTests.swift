@@ -47,7 +47,7 @@ struct LoaderTests {
         let staying = Task { try await fixture.pipeline.image(for: other) }
         // Both must have joined the load before one leaves: cancelled alone, the first would end
         // the load, and the second would start another.
-        for _ in 0..<500 where fixture.pipeline.callersWaiting < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<3000 where fixture.pipeline.callersWaiting < 2 { try await Task.sleep(for: .milliseconds(10)) }
         try #require(fixture.pipeline.callersWaiting == 2)
         leaving.cancel()
         await #expect(throws: ImageLoadError.cancelled) { try await leaving.value }
