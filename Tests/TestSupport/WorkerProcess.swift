@@ -23,6 +23,8 @@ public final class WorkerProcess: @unchecked Sendable {
         var status: Int32?
         /// Complete lines of standard output so far, and who waits for which (see ``line(_:)``).
         var lines: [String] = []
+        /// Pipes read to their end (standard output and standard error): 2 once both are drained.
+        var pipesAtEnd = 0
         var lineWaiters: [(number: Int, continuation: CheckedContinuation<String?, Never>)] = []
     }
 
@@ -92,13 +94,21 @@ public final class WorkerProcess: @unchecked Sendable {
                 return ready.map { ($0.continuation, output.lines[$0.number]) }
             }
             for (continuation, line) in ready { continuation.resume(returning: line) }
+        } atEnd: {
+            state.withLock { $0.pipesAtEnd += 1 }
         }
-        Self.drain(errors.fileHandleForReading) { chunk in state.withLock { $0.stderr.append(chunk) } }
+        Self.drain(errors.fileHandleForReading) { chunk in
+            state.withLock { $0.stderr.append(chunk) }
+        } atEnd: {
+            state.withLock { $0.pipesAtEnd += 1 }
+        }
     }
 
     /// Reads `handle` to its end on a thread of its own, passing on each piece as it arrives
     /// (`read(2)`: `FileHandle.read(upToCount:)` would wait for the whole count).
-    private static func drain(_ handle: FileHandle, into append: @escaping @Sendable (Data) -> Void) {
+    private static func drain(
+        _ handle: FileHandle, into append: @escaping @Sendable (Data) -> Void, atEnd: @escaping @Sendable () -> Void
+    ) {
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             while true {
@@ -110,6 +120,7 @@ public final class WorkerProcess: @unchecked Sendable {
                 }
             }
             try? handle.close()
+            atEnd()
         }
         thread.name = "storage-worker output"
         thread.start()
@@ -175,14 +186,11 @@ public final class WorkerProcess: @unchecked Sendable {
     /// Waits for the exit; returns the status, standard output and standard error (drained whole).
     public func finish() async -> (status: Int32, output: String, errors: String) {
         let status = await status()
-        // The pipes close with the process; give the drain threads a moment to read their last bytes.
-        for _ in 0..<200 where !outputsComplete() { try? await Task.sleep(for: .milliseconds(5)) }
+        // The pipes reach their end once the process and anything that inherited them have
+        // exited: wait for both drain threads to have read everything (bounded, in case a child of
+        // the worker outlives it with the pipes open).
+        for _ in 0..<2000 where state.withLock({ $0.pipesAtEnd < 2 }) { try? await Task.sleep(for: .milliseconds(5)) }
         return (status, output, errors)
-    }
-
-    private func outputsComplete() -> Bool {
-        // A worker's last line always ends in a newline; stderr may be empty.
-        state.withLock { $0.stdout.isEmpty || $0.stdout.last == UInt8(ascii: "\n") }
     }
 
     private func status() async -> Int32 {
