@@ -46,13 +46,14 @@ struct RetryBackoffTests {
     @Test("maxDelay caps the backoff: a base delay of a minute waits no more than the cap")
     func capThroughPipeline() async throws {
         let times = try await Self.arrivals(
-            failures: 2, policy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(60), maxDelay: .milliseconds(100)))
+            failures: 2, policy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(3600), maxDelay: .milliseconds(100)))
         try #require(times.count == 3)
         let waits = [times[1] - times[0], times[2] - times[1]]
         #expect(waits.allSatisfy { $0 >= .milliseconds(50) }, "\(waits)")
-        // Uncapped, each wait would be at least 30 s: the gaps between the origin's requests tell
-        // the cap apart from the machine's load, which only setting up the test is exposed to.
-        #expect(waits.allSatisfy { $0 < .seconds(30) }, "\(waits)")
+        // Uncapped, each wait would be at least half an hour, and the suite's time limit ends the
+        // test first; a loaded machine (another suite holds the whole cooperative pool for a
+        // while) can stretch a capped wait to many seconds, never to that.
+        #expect(waits.allSatisfy { $0 < .seconds(600) }, "\(waits)")
     }
 
     @Test("each wait is drawn over the upper half of its ceiling (jitter), the ceiling doubling up to maxDelay")
