@@ -11,7 +11,7 @@ import Testing
 /// that doubles per attempt (full jitter) and never passes `RetryPolicy.maxDelay`. Through the
 /// pipeline only lower bounds are asserted on time (a loaded machine is late, never early); the
 /// draw itself is checked on the policy.
-@Suite("Retry backoff", .timeLimit(.minutes(1)))
+@Suite("Retry backoff", .timeLimit(.minutes(10)))
 struct RetryBackoffTests {
     static let image = TestImages.png(seed: 6)
 
