@@ -38,8 +38,8 @@ struct LoaderTests {
         lone.cancel()
         await #expect(throws: ImageLoadError.cancelled) { try await lone.value }
         // The waiter is released at once; the abandoned load leaves once its fetch has unwound,
-        // which on a loaded machine can take a while (the bound only catches a load that never leaves).
-        for _ in 0..<3000 where fixture.pipeline.loadsInFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        // which on a loaded machine can take a while (a two-minute bound that only catches a load that never leaves).
+        for _ in 0..<12_000 where fixture.pipeline.loadsInFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(fixture.pipeline.loadsInFlight == 0)
 
         let other = fixture.request("/slow2.jpg")
@@ -47,7 +47,7 @@ struct LoaderTests {
         let staying = Task { try await fixture.pipeline.image(for: other) }
         // Both must have joined the load before one leaves: cancelled alone, the first would end
         // the load, and the second would start another.
-        for _ in 0..<3000 where fixture.pipeline.callersWaiting < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<12_000 where fixture.pipeline.callersWaiting < 2 { try await Task.sleep(for: .milliseconds(10)) }
         try #require(fixture.pipeline.callersWaiting == 2)
         leaving.cancel()
         await #expect(throws: ImageLoadError.cancelled) { try await leaving.value }
