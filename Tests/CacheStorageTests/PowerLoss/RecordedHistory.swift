@@ -68,12 +68,13 @@ struct RecordedHistory {
             // Marks of two processes give each operation's interval, not the order of their
             // commits: what another process's operation left, if it returned while this one ran,
             // may have come after this one.
-            var left = effects(of: operation, outcome: outcome)
+            let own = effects(of: operation, outcome: outcome)
+            var left = own
             for other in returned where other.process != words[1] && other.at > start {
                 for (key, values) in other.left where left[key] != nil { left[key]!.formUnion(values) }
             }
             for (key, values) in left { settled[key] = values }
-            let mine = operation.sweeps ? Dictionary(uniqueKeysWithValues: keys.map { ($0, Set<Value?>([nil])) }) : effects(of: operation, outcome: outcome)
+            let mine = operation.sweeps ? Dictionary(uniqueKeysWithValues: keys.map { ($0, Set<Value?>([nil])) }) : own
             returned.append((words[1], marksRead, mine))
             let oldest = began.values.min() ?? marksRead
             returned.removeAll { $0.at < oldest }

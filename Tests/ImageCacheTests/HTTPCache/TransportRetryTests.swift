@@ -47,8 +47,8 @@ struct TransportRetryTests {
     func refusedConnection(_ transport: Transport) async throws {
         // A port bound and never listened on: connecting is refused, and no other test's origin
         // can take the port meanwhile (a port freed by stopping an origin could be, and answer).
-        let held = try #require(Self.boundPortNotListening())
-        defer { close(held.socket) }
+        let held = try ReservedLoopbackPort()
+        defer { withExtendedLifetime(held) {} }
         let url = URL(string: "http://127.0.0.1:\(held.port)/gone")!
         let cache = Self.cache(transport.make())
         do {
@@ -63,28 +63,6 @@ struct TransportRetryTests {
             // The transport's own error is kept beside the sentence.
             if transport == .urlSession { #expect(failure.urlErrorCode == .cannotConnectToHost, "\(failure.underlying)") }
         }
-    }
-
-    /// A TCP socket bound to a free loopback port without `listen`: the port refuses connections
-    /// for as long as the socket stays open.
-    static func boundPortNotListening() -> (socket: Int32, port: Int)? {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
-            }
-        }
-        guard bound else {
-            close(descriptor)
-            return nil
-        }
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// A transport with failures of its own: the contract, without the network.

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackOrigin
 
 /// nginx running the example configuration on a free loopback port, in front of `upstreams`.
 final class NginxProcess: @unchecked Sendable {
@@ -47,19 +48,6 @@ final class NginxProcess: @unchecked Sendable {
 
     /// A port nothing listens on now (bound and released; nginx binds it right after).
     private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
-            }
-        }
-        guard bound else { throw CocoaError(.fileWriteUnknown) }
-        return Int(UInt16(bigEndian: address.sin_port))
+        try ReservedLoopbackPort().port
     }
 }
