@@ -86,10 +86,9 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let delivery = exchanges.withLock { exchanges -> Delivery? in
             let id = dataTask.taskIdentifier
             guard let exchange = exchanges[id], let continuation = exchange.head else { return nil }
-            // Cancelled off this queue: the reader may stop while a callback runs (see didReceive).
             let transportResponse = TransportResponse(
                 head: head, body: exchange.body, expectedLength: expected,
-                cancelTransfer: { DispatchQueue.global().async { dataTask.cancel() } })
+                cancelTransfer: { dataTask.cancelElsewhere() })
             if let expected, expected > 0, expected <= Self.onePieceLimit {
                 exchanges[id]?.gathering = Gathering(
                     data: Data(capacity: expected), response: transportResponse)
@@ -126,9 +125,8 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         delivery?.perform()
         guard overLimit != nil else { return }
         overLimit = nil
-        // Not on this thread: cancelling waits for URLSession's work queue, which may be running
-        // this callback (see ``ImmediateDelegateQueue``). The completion then finds no exchange.
-        DispatchQueue.global().async { dataTask.cancel() }
+        // The completion then finds no exchange.
+        dataTask.cancelElsewhere()
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

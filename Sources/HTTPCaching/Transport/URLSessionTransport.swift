@@ -59,7 +59,7 @@ public final class URLSessionTransport: HTTPTransport {
         let task = session.dataTask(with: urlRequest)
         let (body, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
         continuation.onTermination = { termination in
-            if case .cancelled = termination { task.cancel() }
+            if case .cancelled = termination { task.cancelElsewhere() }
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (headContinuation: CheckedContinuation<TransportResponse, any Error>) in
@@ -68,7 +68,7 @@ public final class URLSessionTransport: HTTPTransport {
                 task.resume()
             }
         } onCancel: {
-            task.cancel()
+            task.cancelElsewhere()
         }
     }
 }
