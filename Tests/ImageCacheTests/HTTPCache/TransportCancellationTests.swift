@@ -14,15 +14,18 @@ import Testing
 /// stopping the run.
 @Suite("Transport cancellation while the body arrives")
 struct TransportCancellationTests {
-    /// Long enough that deliveries go on while the reader is cancelled.
+    /// Delivered in pieces for at least a second, so that deliveries go on while the reader is
+    /// cancelled, however slowly the cancelling thread gets to run.
     static let body = Data(repeating: 0x42, count: 16 << 20)
+    static let pacing = BodyPacing(chunkBytes: 16 << 10, interval: .milliseconds(1))
     /// Rounds of fetch-and-cancel.
     static let rounds = Int(ProcessInfo.processInfo.environment["TRANSPORT_CANCELLATIONS"] ?? "") ?? 200
 
     @Test("every cancellation returns at once and ends its load", .timeLimit(.minutes(5)))
     func cancelDuringDelivery() async throws {
         let origin = try await LoopbackOrigin.start { _ in
-            OriginResponse(headers: [HeaderLine("Content-Type", "application/octet-stream")], body: Self.body)
+            OriginResponse(
+                headers: [HeaderLine("Content-Type", "application/octet-stream")], body: Self.body, bodyPacing: Self.pacing)
         }
         defer { Task { await origin.stop() } }
         let transport = URLSessionTransport()
