@@ -40,4 +40,33 @@ struct BackgroundWritebackTests {
         store.close()
         #expect(try await PersistentStore(directory: folder.url).verify().isClean)
     }
+
+    @Test("past its bound the index's log starts over while the writer stays busy, and its file is cut back")
+    func logStartsOverPastItsBound() async throws {
+        let folder = TemporaryDirectory()
+        var configuration = StoreConfiguration()
+        let bound = 1 << 20
+        configuration.indexLogBoundBytes = bound
+        let store = try PersistentStore(directory: folder.url, configuration: configuration)
+        let log = folder.url.appendingPathComponent("index.sqlite-wal")
+        var sizes: [Int] = []
+        // The same 20,000 entries as above, whose log grows to tens of megabytes without the bound.
+        for batch in 0..<200 {
+            try await store.put((0..<100).map { number in
+                let key = TestPayload.key(prefix: "bound\(batch)", number: number, length: 200)
+                return NewEntry(key: key, data: TestPayload.bytes(for: key)!)
+            })
+            sizes.append(log.fileSize ?? 0)
+        }
+        let restarts = store.core.index.logRestarts.load(ordering: .relaxed)
+        #expect(restarts >= 3, "the log started over \(restarts) times")
+        // The file is cut back to the bound at the first commit after each restart; between the
+        // writer's request and the checkpoint it waits for, a few commits more may land.
+        let largest = sizes.max() ?? 0
+        #expect(largest <= 8 * bound, "the log reached \(largest) bytes against a bound of \(bound)")
+        #expect(sizes.suffix(50).contains { $0 <= bound }, "the log's file was never cut back: \(sizes.suffix(50))")
+        #expect(try store.statistics().entries == 20_000)
+        store.close()
+        #expect(try await PersistentStore(directory: folder.url).verify().isClean)
+    }
 }

@@ -291,7 +291,8 @@ struct StoreOpener {
     /// Opens the index; a damaged one is moved aside and rebuilt from LMDB by the first catch-up.
     private func openIndex(_ blobs: BlobStore) throws -> MetadataIndex {
         do {
-            return try MetadataIndex(path: layout.index.path, sharing: configuration.sharing)
+            return try MetadataIndex(
+                path: layout.index.path, sharing: configuration.sharing, logBoundBytes: configuration.indexLogBoundBytes)
         } catch let .otherSchema(version) {
             throw Problem.otherFormat("index schema \(version), this version reads \(IndexSchema.currentVersion)")
         } catch let .failed(error) {
@@ -305,7 +306,8 @@ struct StoreOpener {
                 "Cache index was unusable; moved it aside and rebuilding it from the blob store",
                 metadata: ["reason": "\(reason)", "moved-to": "\(moved.path)"])
             do {
-                return try MetadataIndex(path: layout.index.path, sharing: configuration.sharing)
+                return try MetadataIndex(
+                path: layout.index.path, sharing: configuration.sharing, logBoundBytes: configuration.indexLogBoundBytes)
             } catch {
                 throw StorageError.corruptStore(path: layout.directory.path, reason: "index cannot be recreated: \(error)")
             }

@@ -63,6 +63,23 @@ extension MetadataIndex {
             if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) == SQLITE_OK {
                 framesCheckpointed.store(Int(copied), ordering: .relaxed)
             }
+            // A busy writer appends while a passive checkpoint copies, so the log never drains
+            // and never starts over. Past the bound, a restarting checkpoint holds the writer's
+            // next commit back until it has copied the little the passive one left and synced the
+            // database (here, not on the writer), and readers have left the log; the writer's next
+            // commit then starts the log over and cuts its file back to the bound.
+            guard Int(frames) * pageBytes > logBoundBytes else { return }
+            sqlite3_busy_timeout(handle, Self.restartWaitMilliseconds)
+            if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, &frames, &copied) == SQLITE_OK {
+                framesCheckpointed.store(Int(copied), ordering: .relaxed)
+                logRestarts.add(1, ordering: .relaxed)
+            }
+            // Busy (a reader stayed in the log, another process checkpointing): the next request retries.
+            sqlite3_busy_timeout(handle, 0)
         }
     }
+
+    /// How long a restarting checkpoint waits for the writer's transaction and for readers to
+    /// leave the log, before it gives up until the writer asks again.
+    static let restartWaitMilliseconds: Int32 = 2_000
 }

@@ -28,8 +28,13 @@ final class MetadataIndex: @unchecked Sendable {
     let framesCheckpointed = Atomic<Int>(0)
     /// Checkpoints `checkpointBesideWriter` has run, for tests of how often the writer asks.
     let checkpointsBesideWriter = Atomic<Int>(0)
+    /// Times a checkpoint made the log start over (see ``checkpointBesideWriter()``).
+    let logRestarts = Atomic<Int>(0)
     /// Bytes per frame (a page), read once at open.
     let pageBytes: Int
+    /// How long the write-ahead log may grow before a checkpoint makes it start over (see
+    /// ``checkpointBesideWriter()``); also the size its file is cut back to when it does.
+    let logBoundBytes: Int
 
     /// Where the index lives and how it is opened.
     enum Location {
@@ -45,11 +50,14 @@ final class MetadataIndex: @unchecked Sendable {
     /// Whether this index can be written to disk (false for read-only and in-memory indexes).
     let isPersistent: Bool
 
-    convenience init(path: String, sharing: FileSharing = .owner) throws(OpenFailure) {
-        try self.init(.file(path: path, sharing: sharing))
+    convenience init(
+        path: String, sharing: FileSharing = .owner, logBoundBytes: Int = StoreConfiguration().indexLogBoundBytes
+    ) throws(OpenFailure) {
+        try self.init(.file(path: path, sharing: sharing), logBoundBytes: logBoundBytes)
     }
 
-    init(_ location: Location) throws(OpenFailure) {
+    init(_ location: Location, logBoundBytes: Int = StoreConfiguration().indexLogBoundBytes) throws(OpenFailure) {
+        self.logBoundBytes = logBoundBytes
         let path: String
         switch location {
         case let .file(filePath, _), let .readOnlyFile(filePath): path = filePath
@@ -97,6 +105,8 @@ final class MetadataIndex: @unchecked Sendable {
                 guard version == IndexSchema.currentVersion else { throw OpenFailure.otherSchema(version) }
             } else {
                 try Self.configure(writer)
+                // A log that starts over is cut back to the bound at the writer's next commit.
+                try writer.execute("PRAGMA journal_size_limit = \(logBoundBytes)")
                 try Self.createSchemaIfNew(writer)
             }
             // Touch every table once: a damaged file fails here rather than on a later write.
