@@ -62,13 +62,14 @@ struct BenchTests {
         var ratiosRawLmdb: Floor
     }
 
-    @Test("--baseline runs the same workload on files and into raw LMDB, reads every key back from each, and gives the ratios")
-    func baselines() async throws {
+    @Test("--baseline runs the same workload on files and into raw LMDB, reads every key back from each, and gives the ratios, in either order",
+          arguments: [false, true])
+    func baselines(baselineFirst: Bool) async throws {
         let folder = TemporaryDirectory("bench-baseline")
         let store = folder.url.appendingPathComponent("store")
         let run = try await Cachectl.run([
             "bench", "--path", store.path, "--entries", "300", "--reads", "300", "--sizes", "tiny", "--baseline", "--json",
-        ])
+        ] + (baselineFirst ? ["--baseline-first"] : []))
         #expect(run.status == 0, "\(run)")
         let report = try run.json(BaselineRun.self)
         for each in [report.store, report.filePerEntry, report.rawLmdb] {

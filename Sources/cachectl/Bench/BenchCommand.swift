@@ -46,6 +46,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Also run the same workload on a file-per-entry store and into raw LMDB (no sync), and print all three, with ratios.")
     var baseline = false
 
+    @Flag(help: "With --baseline, run the baselines before the store instead of after it (alternate the two orders across runs, so neither side always runs on a page cache and disk the other has just used).")
+    var baselineFirst = false
+
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
@@ -60,6 +63,7 @@ struct BenchCommand: AsyncParsableCommand {
             throw ValidationError("--durability must be periodic, each-commit or full")
         }
         guard entries > 0, reads >= 0, batch > 0 else { throw ValidationError("--entries and --batch must be positive") }
+        guard baseline || !baselineFirst else { throw ValidationError("--baseline-first needs --baseline") }
     }
 
     func run() async throws {
@@ -75,25 +79,17 @@ struct BenchCommand: AsyncParsableCommand {
             case "each-commit": .eachCommit
             default: .standard
             }
-        var memory = PeakMemory()
-        // Each workload starts with no one else's dirty pages waiting for the disk: write-back of
-        // the previous workload's gigabytes would otherwise throttle the next one's inserts.
-        sync()
-        let results = try await BenchRunner(
-            folder: folder, configuration: configuration, batch: batch, reads: reads
-        ).run(&workload, memory: &memory)
-        if !keep && !baseline { try? FileManager.default.removeItem(at: folder) }
-        var report = results
-        report.peakAnonymousRSSMegabytes = Double(memory.peakBytes) / 1_048_576
-        report.peakFileRSSMegabytes = Double(memory.peakFileBytes) / 1_048_576
-        report.peakAnonymousRSSMegabytesByPhase = memory.peakBytesByPhase.map { ($0.phase, Double($0.bytes) / 1_048_576) }
-        report.durability = durability
-        report.sizes = sizes
         guard baseline else {
+            let report = try await runStore(&workload, in: folder, configuration: configuration)
+            if !keep { try? FileManager.default.removeItem(at: folder) }
             print(json ? report.json() : report.table())
             return
         }
         defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
+        var report = BenchReport()
+        if !baselineFirst { report = try await runStore(&workload, in: folder, configuration: configuration) }
+        // Each workload starts with no one else's dirty pages waiting for the disk: write-back of
+        // the previous workload's gigabytes would otherwise throttle the next one's inserts.
         sync()
         var again = FeedWorkload(entries: entries, sizes: FeedWorkload.Sizes(rawValue: sizes)!, seed: seed)
         var files = try FilePerEntryBaseline(folder: folder.appendingPathComponent("file-per-entry")).run(&again, reads: reads)
@@ -104,6 +100,7 @@ struct BenchCommand: AsyncParsableCommand {
         var raw = try RawLMDBBaseline(folder: folder.appendingPathComponent("raw-lmdb"), batch: batch).run(&once, reads: reads)
         raw.durability = "none (MDB_NOSYNC)"
         raw.sizes = sizes
+        if baselineFirst { report = try await runStore(&workload, in: folder.appendingPathComponent("store"), configuration: configuration) }
         if json {
             print(
                 "{\"store\": \(report.json()), \"file_per_entry\": \(files.json()), \"ratios\": \(report.ratios(to: files)), "
@@ -114,5 +111,20 @@ struct BenchCommand: AsyncParsableCommand {
             print("\nraw LMDB, inserts and reads only (same workload, same run)\n" + raw.table())
             print("\nratios store / raw LMDB: \(report.ratios(toFloor: raw))")
         }
+    }
+
+    /// The store's run of the workload, after a `sync`, with its peak memory.
+    private func runStore(_ workload: inout FeedWorkload, in folder: URL, configuration: StoreConfiguration) async throws -> BenchReport {
+        var memory = PeakMemory()
+        sync()
+        var report = try await BenchRunner(
+            folder: folder, configuration: configuration, batch: batch, reads: reads
+        ).run(&workload, memory: &memory)
+        report.peakAnonymousRSSMegabytes = Double(memory.peakBytes) / 1_048_576
+        report.peakFileRSSMegabytes = Double(memory.peakFileBytes) / 1_048_576
+        report.peakAnonymousRSSMegabytesByPhase = memory.peakBytesByPhase.map { ($0.phase, Double($0.bytes) / 1_048_576) }
+        report.durability = durability
+        report.sizes = sizes
+        return report
     }
 }
