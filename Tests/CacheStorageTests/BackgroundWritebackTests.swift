@@ -69,4 +69,50 @@ struct BackgroundWritebackTests {
         store.close()
         #expect(try await PersistentStore(directory: folder.url).verify().isClean)
     }
+
+    @Test("a reader that stays in the log stops the restarts without stopping the writer, and they resume once it leaves")
+    func readerInTheLog() async throws {
+        let folder = TemporaryDirectory()
+        var configuration = StoreConfiguration()
+        configuration.indexLogBoundBytes = 1 << 20
+        let store = try PersistentStore(directory: folder.url, configuration: configuration)
+        let index = store.core.index
+        func putBatches(_ range: Range<Int>) async throws {
+            for batch in range {
+                try await store.put((0..<100).map { number in
+                    let key = TestPayload.key(prefix: "reader\(batch)", number: number, length: 200)
+                    return NewEntry(key: key, data: TestPayload.bytes(for: key)!)
+                })
+            }
+        }
+        try await putBatches(0..<10)
+        // A read transaction held open on the index's query connection, on a thread of its own.
+        let release = Mutex(false)
+        let inside = Mutex(false)
+        let reader = Thread {
+            try? index.query { connection in
+                _ = try connection.scalar("SELECT count(*) FROM entries")
+                inside.withLock { $0 = true }
+                while !release.withLock({ $0 }) { usleep(10_000) }
+            }
+        }
+        reader.start()
+        while !inside.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        let restartsBefore = index.logRestarts.load(ordering: .relaxed)
+        try await putBatches(10..<110)
+        #expect(index.logRestarts.load(ordering: .relaxed) == restartsBefore, "the log started over under a reader")
+        #expect(index.restartNotBefore.load(ordering: .relaxed) > 0, "no restart was tried and given up")
+        release.withLock { $0 = true }
+        // The next attempt comes after its pause: the writer goes on putting until then (a bound
+        // on a hang of a minute and a half, not a timing).
+        var batch = 110
+        while index.logRestarts.load(ordering: .relaxed) == restartsBefore, batch < 110 + 3_000 {
+            try await putBatches(batch..<(batch + 10))
+            batch += 10
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(index.logRestarts.load(ordering: .relaxed) > restartsBefore, "the restarts did not resume after the reader left")
+        #expect(try store.statistics().entries == batch * 100)
+        store.close()
+    }
 }

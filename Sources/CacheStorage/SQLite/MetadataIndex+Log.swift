@@ -68,18 +68,26 @@ extension MetadataIndex {
             // next commit back until it has copied the little the passive one left and synced the
             // database (here, not on the writer), and readers have left the log; the writer's next
             // commit then starts the log over and cuts its file back to the bound.
-            guard Int(frames) * pageBytes > logBoundBytes else { return }
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard Int(frames) * pageBytes > logBoundBytes, now >= restartNotBefore.load(ordering: .relaxed) else { return }
             sqlite3_busy_timeout(handle, Self.restartWaitMilliseconds)
             if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, &frames, &copied) == SQLITE_OK {
                 framesCheckpointed.store(Int(copied), ordering: .relaxed)
                 logRestarts.add(1, ordering: .relaxed)
+            } else {
+                // Busy: a reader stayed in the log (a long listing in another process), or another
+                // process was checkpointing. Waiting held the writer back, so the next attempt
+                // waits a while.
+                restartNotBefore.store(now + Self.restartPauseNanoseconds, ordering: .relaxed)
             }
-            // Busy (a reader stayed in the log, another process checkpointing): the next request retries.
             sqlite3_busy_timeout(handle, 0)
         }
     }
 
-    /// How long a restarting checkpoint waits for the writer's transaction and for readers to
-    /// leave the log, before it gives up until the writer asks again.
-    static let restartWaitMilliseconds: Int32 = 2_000
+    /// How long a restarting checkpoint waits for the writer's transaction to end and for readers
+    /// to leave the log before it gives up.
+    static let restartWaitMilliseconds: Int32 = 1_000
+    /// How long after a restart that gave up the next one may be tried: the writer is held back a
+    /// tenth of the time at most while a reader stays in the log.
+    static let restartPauseNanoseconds: UInt64 = 10_000_000_000
 }

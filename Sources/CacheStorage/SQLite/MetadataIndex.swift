@@ -30,6 +30,9 @@ final class MetadataIndex: @unchecked Sendable {
     let checkpointsBesideWriter = Atomic<Int>(0)
     /// Times a checkpoint made the log start over (see ``checkpointBesideWriter()``).
     let logRestarts = Atomic<Int>(0)
+    /// When (`DispatchTime` uptime nanoseconds) the log may next be made to start over, after an
+    /// attempt that found a reader staying in it.
+    let restartNotBefore = Atomic<UInt64>(0)
     /// Bytes per frame (a page), read once at open.
     let pageBytes: Int
     /// How long the write-ahead log may grow before a checkpoint makes it start over (see
