@@ -149,6 +149,39 @@ struct CorruptionTests {
         #expect(try await store.verify().isClean)
     }
 
+    @Test("an index whose damage shows only in the open's catch-up is rebuilt from LMDB by the open")
+    func indexMalformedInOpensCatchUp() async throws {
+        let folder = try await Self.populatedStore()
+        let path = folder.url.appendingPathComponent("index.sqlite").path
+        // The index behind LMDB (its catch-up replays the journal into `entries`), and garbage over
+        // every page but the header and the two small tables the open reads first.
+        var kept: Set<Int> = [1]
+        do {
+            let connection = try SQLiteConnection(path: path)
+            try connection.execute("UPDATE mirror_state SET applied_seq = 0")
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            kept.insert(try #require(Int(connection.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'mirror_state'") ?? 0)))
+            kept.insert(try #require(Int(connection.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'totals'") ?? 0)))
+            connection.close()
+        }
+        let size = try #require(URL(fileURLWithPath: path).fileSize)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        var random = SeededRandom(seed: 58)
+        for page in 1...(size / 4096) where !kept.contains(page) {
+            try handle.seek(toOffset: UInt64((page - 1) * 4096))
+            try handle.write(contentsOf: Data((0..<4096).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
+        }
+        try handle.close()
+
+        #expect(throws: StorageError.self) { try PersistentStore(directory: folder.url, configuration: Self.strict()) }
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        #expect(try store.statistics().entries == 10)
+        #expect(try store.entries().count == 10)
+        for number in 0..<10 { #expect(try store.get(Self.key(number))?.data == TestPayload.bytes(for: Self.key(number))) }
+        #expect(try await store.verify().isClean)
+    }
+
     @Test("verify reports a malformed index, and a repair rebuilds it whatever the recovery policy")
     func malformedIndexRepaired() async throws {
         let folder = try await Self.populatedStore()

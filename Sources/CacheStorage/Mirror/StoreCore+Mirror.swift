@@ -50,20 +50,9 @@ extension StoreCore {
     /// malformed on the way, the file is emptied first: every row comes back from LMDB, and the
     /// access times and counters a damaged file held are lost with it.
     func rebuildIndex(replacingDamage: Bool) throws {
-        if replacingDamage { try replaceDamagedIndex() }
-        let head: UInt64
-        do {
-            head = try mirror.catchUp(forceRebuild: true)
-        } catch where MetadataIndex.isDamage(error) && !replacingDamage {
-            try replaceDamagedIndex()
-            head = try mirror.catchUp(forceRebuild: true)
-        }
+        if replacingDamage { try mirror.replaceDamagedIndex() }
+        let head = try mirror.catchUpReplacingDamage(forceRebuild: true)
         mirroring.appliedSequence.withLock { $0 = head }
-    }
-
-    func replaceDamagedIndex() throws {
-        logger.error("Cache index is damaged; replacing it with one rebuilt from the blob store")
-        try index.replaceWithEmpty()
     }
 
     /// The most recorded reads a batch or an idle pass persists: after a burst of reads, persisting

@@ -24,6 +24,26 @@ struct StoreMirror {
         }
     }
 
+    /// Catches up, or rebuilds the index from LMDB (`forceRebuild`); when SQLite finds the index
+    /// malformed on the way, its file is emptied first and every row comes back from LMDB (the
+    /// access times and counters a damaged file held are lost with it). Every byte the index holds
+    /// can be rebuilt, so damage there never fails an open or a repair.
+    @discardableResult
+    func catchUpReplacingDamage(forceRebuild: Bool = false) throws -> UInt64 {
+        do {
+            return try catchUp(forceRebuild: forceRebuild)
+        } catch where MetadataIndex.isDamage(error) {
+            try replaceDamagedIndex()
+            return try catchUp(forceRebuild: true)
+        }
+    }
+
+    /// Empties the index's file, for a rebuild from LMDB.
+    func replaceDamagedIndex() throws {
+        logger.error("Cache index is damaged; replacing it with one rebuilt from the blob store")
+        try index.replaceWithEmpty()
+    }
+
     /// What the caller already did to the index, in the write transaction the catch-up joins, for
     /// commits of its own.
     struct OwnChanges {

@@ -231,7 +231,11 @@ struct StoreOpener {
             do {
                 let mirror = StoreMirror(blobs: blobs, index: index, logger: configuration.logger)
                 do {
-                    let applied = try withReserveOnFullDisk { try mirror.catchUp() }
+                    // Under the default recovery, an index SQLite finds malformed on the way is
+                    // rebuilt from LMDB; otherwise the open fails with what SQLite said.
+                    let applied = try withReserveOnFullDisk {
+                        configuration.recovery == .rebuild ? try mirror.catchUpReplacingDamage() : try mirror.catchUp()
+                    }
                     return (blobs, index, applied, nil)
                 } catch let error as StorageError where error.isOutOfSpace {
                     // Reads need only LMDB: open with the index behind, and catch up once there is room.
