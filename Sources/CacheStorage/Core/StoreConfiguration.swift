@@ -59,8 +59,8 @@ public struct StoreConfiguration: Sendable {
     /// commits, stay few (larger slices raised peak memory by what they held). Lowered by
     /// tests, to merge in many slices.
     var pointerMergeSlice = 2048
-    /// How far the index's write-ahead log may grow before the checkpoint beside the writer makes
-    /// it start over (``MetadataIndex/checkpointBesideWriter()``). A busy writer never leaves a
+    /// How far the index's write-ahead log may grow before the writer makes it start over
+    /// (``MetadataIndex/restartLogIfPastBound(catchUpBytes:)``). A busy writer never leaves a
     /// passive checkpoint a moment to catch up, so without it the log grows as long as the writer
     /// is busy, and an opener after a crash reads all of it. Lowered by tests.
     var indexLogBoundBytes = 32 << 20

@@ -22,13 +22,16 @@ extension StoreCore {
         }
     }
 
-    /// Keeps the index's write-ahead log short: beside the writer normally; on the writer, and
-    /// truncating the log, when free space binds (the log takes volume space too).
+    /// Keeps the index's write-ahead log short: checkpoints beside the writer normally, and the
+    /// log made to start over on the writer past its bound; on the writer, and truncating the log,
+    /// when free space binds (the log takes volume space too).
     func checkpointIndexIfLarge() {
         if space.isTight {
             index.checkpointIfLarge(thresholdBytes: 256 << 10, truncating: true)
         } else if index.uncheckpointedLogBytes > Self.indexLogCheckpointBytes {
             durability.writeback.request(.checkpointIndex)
+        } else {
+            index.restartLogIfPastBound(catchUpBytes: Self.indexLogCheckpointBytes)
         }
     }
 

@@ -78,6 +78,22 @@ package final class Locked<State> {
         }
     }
 
+    /// Runs `body` with the value, holding the lock alone, if the lock is free at once; nil
+    /// without running it when another thread holds it. For a thread that must never wait on
+    /// work another thread does under the lock.
+    package func withLockIfAvailable<Result>(_ body: (inout State) throws -> Result) rethrows -> Result? {
+        switch primitive {
+        case let .mutex(mutex):
+            guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&state)
+        case let .readerWriter(lock):
+            guard pthread_rwlock_trywrlock(lock) == 0 else { return nil }
+            defer { pthread_rwlock_unlock(lock) }
+            return try body(&state)
+        }
+    }
+
     /// Runs `body` with the value to read, holding the lock shared (see ``Sharing``).
     package func withSharedLock<Result>(_ body: (State) throws -> Result) rethrows -> Result {
         switch primitive {

@@ -63,31 +63,47 @@ extension MetadataIndex {
             if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) == SQLITE_OK {
                 framesCheckpointed.store(Int(copied), ordering: .relaxed)
             }
-            // A busy writer appends while a passive checkpoint copies, so the log never drains
-            // and never starts over. Past the bound, a restarting checkpoint holds the writer's
-            // next commit back until it has copied the little the passive one left and synced the
-            // database (here, not on the writer), and readers have left the log; the writer's next
-            // commit then starts the log over and cuts its file back to the bound.
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard Int(frames) * pageBytes > logBoundBytes, now >= restartNotBefore.load(ordering: .relaxed) else { return }
-            sqlite3_busy_timeout(handle, Self.restartWaitMilliseconds)
-            if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_RESTART, &frames, &copied) == SQLITE_OK {
-                framesCheckpointed.store(Int(copied), ordering: .relaxed)
-                logRestarts.add(1, ordering: .relaxed)
-            } else {
-                // Busy: a reader stayed in the log (a long listing in another process), or another
-                // process was checkpointing. Waiting held the writer back, so the next attempt
-                // waits a while.
-                restartNotBefore.store(now + Self.restartPauseNanoseconds, ordering: .relaxed)
-            }
-            sqlite3_busy_timeout(handle, 0)
         }
     }
 
-    /// How long a restarting checkpoint waits for the writer's transaction to end and for readers
-    /// to leave the log before it gives up.
-    static let restartWaitMilliseconds: Int32 = 1_000
-    /// How long after a restart that gave up the next one may be tried: the writer is held back a
-    /// tenth of the time at most while a reader stays in the log.
+    /// Makes the log start over once it has grown past ``logBoundBytes``; on the writer's
+    /// connection, between its transactions.
+    ///
+    /// A busy writer appends while a passive checkpoint copies, so the log never drains and never
+    /// starts over: it would grow for as long as the writer stays busy, and an opener after a
+    /// crash reads all of it. A checkpoint beside the writer cannot make it start over either: it
+    /// would have to win SQLite's write lock from a writer that takes it back at once, and it only
+    /// polls for it. Between two transactions the writer holds that lock uncontested: it copies
+    /// the little the passive checkpoints left (it waits until they have caught up to within one
+    /// request), syncs the database, and its next commit starts the log over and cuts the file back
+    /// to the bound. It never waits: a reader in the log (a long listing in another process)
+    /// or another process's checkpoint leaves the log as it is, and the next try comes a while later.
+    func restartLogIfPastBound(catchUpBytes: Int) {
+        guard isPersistent else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard framesInLog.load(ordering: .relaxed) * pageBytes > logBoundBytes, uncheckpointedLogBytes <= catchUpBytes,
+            now >= restartNotBefore.load(ordering: .relaxed)
+        else { return }
+        // Not beside this process's own passive checkpoint, which holds SQLite's checkpoint lock,
+        // and never waiting for it: the writer tries again after its next transaction.
+        let attempt = checkpointer.withLockIfAvailable { _ -> Bool in
+            sqlite3_busy_timeout(writer.handle, 0)
+            defer { sqlite3_busy_timeout(writer.handle, Self.busyTimeoutMilliseconds) }
+            var frames: Int32 = 0
+            var copied: Int32 = 0
+            guard sqlite3_wal_checkpoint_v2(writer.handle, nil, SQLITE_CHECKPOINT_RESTART, &frames, &copied) == SQLITE_OK
+            else { return false }
+            framesCheckpointed.store(Int(copied), ordering: .relaxed)
+            return true
+        }
+        guard let restarted = attempt else { return }
+        if restarted {
+            logRestarts.add(1, ordering: .relaxed)
+        } else {
+            restartNotBefore.store(now + Self.restartPauseNanoseconds, ordering: .relaxed)
+        }
+    }
+
+    /// How long after a restart that found the log in use the next one may be tried.
     static let restartPauseNanoseconds: UInt64 = 10_000_000_000
 }

@@ -28,15 +28,15 @@ final class MetadataIndex: @unchecked Sendable {
     let framesCheckpointed = Atomic<Int>(0)
     /// Checkpoints `checkpointBesideWriter` has run, for tests of how often the writer asks.
     let checkpointsBesideWriter = Atomic<Int>(0)
-    /// Times a checkpoint made the log start over (see ``checkpointBesideWriter()``).
+    /// Times the writer made the log start over (see ``restartLogIfPastBound(catchUpBytes:)``).
     let logRestarts = Atomic<Int>(0)
     /// When (`DispatchTime` uptime nanoseconds) the log may next be made to start over, after an
     /// attempt that found a reader staying in it.
     let restartNotBefore = Atomic<UInt64>(0)
     /// Bytes per frame (a page), read once at open.
     let pageBytes: Int
-    /// How long the write-ahead log may grow before a checkpoint makes it start over (see
-    /// ``checkpointBesideWriter()``); also the size its file is cut back to when it does.
+    /// How long the write-ahead log may grow before the writer makes it start over (see
+    /// ``restartLogIfPastBound(catchUpBytes:)``); also the size its file is cut back to when it does.
     let logBoundBytes: Int
 
     /// Where the index lives and how it is opened.
