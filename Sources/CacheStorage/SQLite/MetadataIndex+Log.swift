@@ -75,13 +75,16 @@ extension MetadataIndex {
     /// would have to win SQLite's write lock from a writer that takes it back at once, and it only
     /// polls for it. Between two transactions the writer holds that lock uncontested: it copies
     /// the little the passive checkpoints left (it waits until they have caught up to within one
-    /// request), syncs the database, and its next commit starts the log over and cuts the file back
-    /// to the bound. It never waits: a reader in the log (a long listing in another process)
+    /// request, or until the log is twice the bound), syncs the database, and its next commit
+    /// starts the log over and cuts the file back to the bound. It never waits: a reader in the log (a long listing in another process)
     /// or another process's checkpoint leaves the log as it is, and the next try comes a while later.
     func restartLogIfPastBound(catchUpBytes: Int) {
         guard isPersistent else { return }
         let now = DispatchTime.now().uptimeNanoseconds
-        guard framesInLog.load(ordering: .relaxed) * pageBytes > logBoundBytes, uncheckpointedLogBytes <= catchUpBytes,
+        let logBytes = framesInLog.load(ordering: .relaxed) * pageBytes
+        // The checkpoints beside the writer run at a lower priority and may fall behind on a busy
+        // machine: at twice the bound the writer copies what they left itself.
+        guard logBytes > logBoundBytes, uncheckpointedLogBytes <= catchUpBytes || logBytes > 2 * logBoundBytes,
             now >= restartNotBefore.load(ordering: .relaxed)
         else { return }
         // Not beside this process's own passive checkpoint, which holds SQLite's checkpoint lock,

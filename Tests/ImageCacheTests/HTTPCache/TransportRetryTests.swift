@@ -24,6 +24,9 @@ struct TransportRetryTests {
     static func cache(_ transport: any HTTPTransport, attempts: Int = 3) -> HTTPCache {
         var configuration = HTTPCache.Configuration(transport: transport)
         configuration.retry = RetryPolicy(maxAttempts: attempts, baseDelay: .milliseconds(5))
+        // What is retried is under test, not the deadline: on a loaded run the default minute
+        // could end the exchange first. Ten minutes bounds a hang.
+        configuration.fetchDeadline = .seconds(600)
         return HTTPCache(configuration: configuration)
     }
 

@@ -21,6 +21,10 @@ final class PipelineFixture: Sendable {
         store = try PersistentStore(directory: folder.url)
         var configuration = ImagePipeline.Configuration(diskCache: store)
         configuration.retry = retry
+        // Not the default minute: these tests are about other things than the deadline (the
+        // fetch-bound suite tests it), and a loaded run can keep the cooperative pool busy long
+        // enough for a wall-clock bound to end the fetch a test watches. Ten minutes bounds a hang.
+        configuration.fetchDeadline = .seconds(600)
         if let decoder { configuration.decoder = decoder }
         if let pressureMonitor { configuration.memoryPressureMonitor = pressureMonitor }
         pipeline = ImagePipeline(configuration: configuration)
