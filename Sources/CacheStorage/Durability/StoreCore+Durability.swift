@@ -28,9 +28,8 @@ extension StoreCore {
     func checkpointIndexIfLarge() {
         if space.isTight {
             index.checkpointIfLarge(thresholdBytes: 256 << 10, truncating: true)
-        } else if index.uncheckpointedLogBytes > Self.indexLogCheckpointBytes {
-            durability.writeback.request(.checkpointIndex)
         } else {
+            if index.uncheckpointedLogBytes > Self.indexLogCheckpointBytes { durability.writeback.request(.checkpointIndex) }
             index.restartLogIfPastBound(catchUpBytes: Self.indexLogCheckpointBytes)
         }
     }

@@ -76,8 +76,9 @@ extension MetadataIndex {
     /// polls for it. Between two transactions the writer holds that lock uncontested: it copies
     /// the little the passive checkpoints left (it waits until they have caught up to within one
     /// request, or until the log is twice the bound), syncs the database, and its next commit
-    /// starts the log over and cuts the file back to the bound. It never waits: a reader in the log (a long listing in another process)
-    /// or another process's checkpoint leaves the log as it is, and the next try comes a while later.
+    /// starts the log over and cuts the file back to the bound. A reader in the log (a long
+    /// listing in another process) or another process's checkpoint leaves the log as it is, and
+    /// the next try comes a while later.
     func restartLogIfPastBound(catchUpBytes: Int) {
         guard isPersistent else { return }
         let now = DispatchTime.now().uptimeNanoseconds
@@ -87,18 +88,22 @@ extension MetadataIndex {
         guard logBytes > logBoundBytes, uncheckpointedLogBytes <= catchUpBytes || logBytes > 2 * logBoundBytes,
             now >= restartNotBefore.load(ordering: .relaxed)
         else { return }
-        // Not beside this process's own passive checkpoint, which holds SQLite's checkpoint lock,
-        // and never waiting for it: the writer tries again after its next transaction.
-        let attempt = checkpointer.withLockIfAvailable { _ -> Bool in
-            sqlite3_busy_timeout(writer.handle, 0)
-            defer { sqlite3_busy_timeout(writer.handle, Self.busyTimeoutMilliseconds) }
+        // Not beside this process's own passive checkpoint, which holds SQLite's checkpoint lock.
+        // Within twice the bound the writer does not wait for it, and tries again after its next
+        // transaction; past that it waits for the one under way to end, or a write-back thread
+        // that is always checkpointing on a loaded machine would keep the log from ever starting
+        // over.
+        let restart = { (_: inout SQLiteConnection?) -> Bool in
+            sqlite3_busy_timeout(self.writer.handle, 0)
+            defer { sqlite3_busy_timeout(self.writer.handle, Self.busyTimeoutMilliseconds) }
             var frames: Int32 = 0
             var copied: Int32 = 0
-            guard sqlite3_wal_checkpoint_v2(writer.handle, nil, SQLITE_CHECKPOINT_RESTART, &frames, &copied) == SQLITE_OK
+            guard sqlite3_wal_checkpoint_v2(self.writer.handle, nil, SQLITE_CHECKPOINT_RESTART, &frames, &copied) == SQLITE_OK
             else { return false }
-            framesCheckpointed.store(Int(copied), ordering: .relaxed)
+            self.framesCheckpointed.store(Int(copied), ordering: .relaxed)
             return true
         }
+        let attempt = logBytes > 2 * logBoundBytes ? checkpointer.withLock(restart) : checkpointer.withLockIfAvailable(restart)
         guard let restarted = attempt else { return }
         if restarted {
             logRestarts.add(1, ordering: .relaxed)
