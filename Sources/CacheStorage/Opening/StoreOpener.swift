@@ -311,7 +311,7 @@ struct StoreOpener {
                 metadata: ["reason": "\(reason)", "moved-to": "\(moved.path)"])
             do {
                 return try MetadataIndex(
-                path: layout.index.path, sharing: configuration.sharing, logBoundBytes: configuration.indexLogBoundBytes)
+                    path: layout.index.path, sharing: configuration.sharing, logBoundBytes: configuration.indexLogBoundBytes)
             } catch {
                 throw StorageError.corruptStore(path: layout.directory.path, reason: "index cannot be recreated: \(error)")
             }
