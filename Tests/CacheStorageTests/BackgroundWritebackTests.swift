@@ -57,17 +57,32 @@ struct BackgroundWritebackTests {
         let log = folder.url.appendingPathComponent("index.sqlite-wal")
         var sizes: [Int] = []
         // The same 20,000 entries as above, whose log grows to tens of megabytes without the bound.
-        for batch in 0..<200 {
-            try await Self.putBatch(batch, prefix: "bound", into: store)
-            sizes.append(log.fileSize ?? 0)
+        // Four batches in flight, so the writer always has the next one queued: a writer that
+        // waits for each caller idles between batches (long enough, on a busy machine, for the
+        // checkpoints beside it to copy everything, and SQLite then starts the log over by itself).
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for batch in 0..<200 {
+                if batch >= 4 { sizes.append(try await group.next() ?? 0) }
+                group.addTask {
+                    try await Self.putBatch(batch, prefix: "bound", into: store)
+                    return log.fileSize ?? 0
+                }
+            }
+            for try await size in group { sizes.append(size) }
         }
-        let restarts = store.core.index.logRestarts.load(ordering: .relaxed)
-        #expect(restarts >= 3, "the log started over \(restarts) times")
-        // The file is cut back to the bound at the first commit after each restart; the log may
-        // pass it by up to twice the bound, and by a commit or two more, while the writer waits for
-        // the checkpoints beside it.
+        let index = store.core.index
+        let restarts = index.logRestarts.load(ordering: .relaxed)
+        // The log stays within a few bounds whatever the machine does. Alone, the writer is busy
+        // and the log passes the bound within a few dozen batches, so the writer must restart it;
+        // in a whole suite on two cores the puts come slowly enough that the checkpoints beside
+        // the writer copy everything between batches and SQLite starts the log over by itself
+        // before it passes twice the bound, where the writer would no longer wait. Either is
+        // fine; a log past twice the bound that the writer never restarted is not.
         let largest = sizes.max() ?? 0
         #expect(largest <= 8 * bound, "the log reached \(largest) bytes against a bound of \(bound)")
+        #expect(
+            restarts >= 1 || largest <= 2 * bound,
+            "the log reached \(largest) bytes and the writer never restarted it; log \(index.framesInLog.load(ordering: .relaxed) * index.pageBytes) bytes, uncopied \(index.uncheckpointedLogBytes), next try after \(index.restartNotBefore.load(ordering: .relaxed)), space tight \(store.core.space.isTight)")
         #expect(sizes.suffix(50).contains { $0 <= bound }, "the log's file was never cut back: \(sizes.suffix(50))")
         #expect(try store.statistics().entries == 20_000)
         store.close()

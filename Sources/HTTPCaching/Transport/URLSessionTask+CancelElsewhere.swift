@@ -16,7 +16,14 @@ extension URLSessionTask {
     ///   lock while the handler runs, and a body chunk arriving at that moment waits on the work
     ///   queue for the same lock to resume that task. Both threads block, and a cooperative pool
     ///   with few threads stops with them.
+    ///
+    /// On a serial queue of its own, not a global one: Swift's tasks run on the global queues on
+    /// Linux, and while they keep every thread busy a cancellation sent there waited with them,
+    /// leaving the abandoned transfer (and the load waiting on it) running for minutes. A serial
+    /// queue gets a thread of its own whatever the pool is doing.
     func cancelElsewhere() {
-        DispatchQueue.global().async { self.cancel() }
+        Self.cancellations.async { self.cancel() }
     }
+
+    private static let cancellations = DispatchQueue(label: "imagecache-urlsession-cancel")
 }
