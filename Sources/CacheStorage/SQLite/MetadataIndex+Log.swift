@@ -81,13 +81,13 @@ extension MetadataIndex {
     /// the next try comes a while later.
     func restartLogIfPastBound(catchUpBytes: Int) {
         guard isPersistent else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
         let logBytes = framesInLog.load(ordering: .relaxed) * pageBytes
         // The checkpoints beside the writer run at a lower priority and may fall behind on a busy
         // machine: at twice the bound the writer copies what they left itself.
-        guard logBytes > logBoundBytes, uncheckpointedLogBytes <= catchUpBytes || logBytes > 2 * logBoundBytes,
-            now >= restartNotBefore.load(ordering: .relaxed)
-        else { return }
+        guard logBytes > logBoundBytes, uncheckpointedLogBytes <= catchUpBytes || logBytes > 2 * logBoundBytes else { return }
+        // The clock only once the log is past its bound: this runs after every group commit.
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now >= restartNotBefore.load(ordering: .relaxed) else { return }
         // Not beside this process's own passive checkpoint, which holds SQLite's checkpoint lock.
         // Within twice the bound the writer does not wait for it, and tries again after its next
         // transaction; past that it waits for the one under way to end, or a write-back thread
