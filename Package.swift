@@ -64,10 +64,12 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
+        // LMDB's calls with a landing for the faults a damaged page makes LMDB take (our own C).
+        .target(name: "CLMDBGuard", dependencies: [lmdb]),
         .target(
             name: "CacheStorage",
             dependencies: [
-                lmdb, "CSQLite",
+                lmdb, "CLMDBGuard", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -76,8 +78,8 @@ let package = Package(
         .executableTarget(
             name: "cachectl",
             dependencies: [
-                // CLMDB for the bench's raw-LMDB baseline only.
-                "CacheStorage", "ImageCache", "HTTPCaching", "ImageFormats", "ImageDecoding", "CacheArchive", lmdb,
+                // CLMDB and CLMDBGuard for the bench's raw-LMDB baseline only.
+                "CacheStorage", "ImageCache", "HTTPCaching", "ImageFormats", "ImageDecoding", "CacheArchive", lmdb, "CLMDBGuard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -108,6 +108,19 @@ extension PersistentStore {
     private func readEntry(_ key: String, digest: KeyDigest, in txn: LMDBTransaction, damaged: inout Bool) throws
         -> CachedEntry?
     {
+        do {
+            return try readWholeEntry(key, digest: digest, in: txn, damaged: &damaged)
+        } catch let StorageError.lmdb(_, code, _) where LMDBError.meansCorruption(code) {
+            // A damaged page on the way to the entry (LMDB said so, or faulted and the guard
+            // caught it): the entry is as unreadable as one whose checksum fails.
+            damaged = true
+            return nil
+        }
+    }
+
+    private func readWholeEntry(_ key: String, digest: KeyDigest, in txn: LMDBTransaction, damaged: inout Bool) throws
+        -> CachedEntry?
+    {
         let databases = core.blobs.databases
         guard let stored = try txn.record(of: digest, databases) else { return nil }
         let record = stored.bytes
@@ -145,7 +158,12 @@ extension PersistentStore {
         let sourceDigest = KeyDigest(key: sourceKey)
         var damaged = false
         let found = try core.blobs.read { txn -> (entry: CachedEntry, source: EntryMetadata)? in
-            let sourceRecord = try txn.record(of: sourceDigest, core.blobs.databases)?.bytes
+            let sourceRecord: UnsafeRawBufferPointer?
+            do {
+                sourceRecord = try txn.record(of: sourceDigest, core.blobs.databases)?.bytes
+            } catch let StorageError.lmdb(_, code, _) where LMDBError.meansCorruption(code) {
+                return nil  // the source is unreadable: the derived entry is not served without it
+            }
             guard let source = sourceRecord.flatMap(EntryRecord.decode), source.key == sourceKey,
                 let entry = try readEntry(key, digest: digest, in: txn, damaged: &damaged),
                 entry.metadata.source == EntrySource(key: sourceKey, checksum: source.checksum)

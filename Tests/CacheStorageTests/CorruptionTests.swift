@@ -160,8 +160,8 @@ struct CorruptionTests {
             let connection = try SQLiteConnection(path: path)
             try connection.execute("UPDATE mirror_state SET applied_seq = 0")
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            kept.insert(try #require(Int(connection.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'mirror_state'") ?? 0)))
-            kept.insert(try #require(Int(connection.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'totals'") ?? 0)))
+            kept.insert(Int(try #require(try connection.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'mirror_state'"))))
+            kept.insert(Int(try #require(try connection.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'totals'"))))
             connection.close()
         }
         let size = try #require(URL(fileURLWithPath: path).fileSize)

@@ -46,9 +46,6 @@ struct DiskDamageTests {
         return files
     }
 
-    /// How a child that faulted ends: SIGSEGV, SIGBUS or SIGABRT.
-    static let faultSignals: Set<Int32> = [SIGSEGV, SIGBUS, SIGABRT]
-
     /// What an app reading every key of a cache got, in a `storage-worker dump` child.
     struct Reads {
         var status: Int32
@@ -86,9 +83,24 @@ struct DiskDamageTests {
             summary: summary + "\n" + read.output + read.errors)
     }
 
-    /// The seeds of one run: a few in the short form, more under `tools/test --all`. Seed 12's
-    /// damage makes LMDB fault as it reads the tree, which only a repair by copy gets past.
-    static var seeds: [Int] { Array(5..<(5 + TestScale.current.damagedStores)) }
+    /// The seeds of one run: a few in the short form, more under `tools/test --all`, or those
+    /// `CACHE_TESTS_DAMAGE_SEEDS` names (`12,21` or `5-84`) for a sweep.
+    static var seeds: [Int] {
+        if let named = ProcessInfo.processInfo.environment["CACHE_TESTS_DAMAGE_SEEDS"] {
+            return named.split(separator: ",").flatMap { part -> [Int] in
+                let bounds = part.split(separator: "-").compactMap { Int($0) }
+                return bounds.count == 2 ? Array(bounds[0]...bounds[1]) : bounds
+            }
+        }
+        let count = TestScale.current.damagedStores
+        guard count > 3 else { return [12, 21, 84] }
+        return Array(5..<(5 + count)) + Self.knownHard.filter { $0 >= 5 + count }
+    }
+
+    /// Seeds whose damage once took a process down or blocked the index: LMDB faulting as it
+    /// reads the tree (12), the pointer tail unreadable (21), the writer faulting as it removes
+    /// a damaged entry (53, 62, 83), a records page missing (84). The short form runs 12, 21, 84.
+    static let knownHard = [12, 21, 53, 62, 83, 84]
 
     @Test("random 16-byte runs over data.mdb and index.sqlite: reads give the exact bytes or a miss, stats and list work, verify --repair ends clean")
     func randomDamage() async throws {
@@ -103,12 +115,10 @@ struct DiskDamageTests {
             // What an app opening the damaged cache reads, in a child process.
             let keys = images.keys.sorted()
             let damaged = try await Self.readEverything(cache, keys: keys, images: images, seed: seed)
-            // Writing into a damaged tree (the removal of what a read found damaged) can fault in
-            // LMDB: a finding to report, and what was read before it must still have been exact.
-            #expect(damaged.status == 0 || Self.faultSignals.contains(damaged.status), "seed \(seed): the reader ended with \(damaged.status)")
-            if damaged.status == 0 {
-                #expect(damaged.entries != nil && damaged.entries == damaged.listed, "seed \(seed): \(damaged.summary)")
-            }
+            // Reading and writing a damaged tree can make LMDB fault: the guard turns that into a
+            // miss (reads) or stopped writes, and the process goes on.
+            #expect(damaged.status == 0, "seed \(seed): the reader ended with \(damaged.status): \(damaged.summary)")
+            #expect(damaged.entries != nil && damaged.entries == damaged.listed, "seed \(seed): \(damaged.summary)")
 
             let path = ["--path", cache.url.path]
             let repaired = try await Cachectl.run(["verify", "--repair"] + path)
@@ -131,7 +141,7 @@ struct DiskDamageTests {
             #expect(after.entries == after.hits && after.listed == after.hits, "seed \(seed): \(after.summary)")
             #expect(files.count == after.hits, "seed \(seed)")
             let firstLine = repaired.output.split(separator: "\n").first.map(String.init) ?? ""
-            let ending = damaged.status == 0 ? "\(damaged.entries ?? -1) listed" : "the reader faulted (signal \(damaged.status))"
+            let ending = "\(damaged.entries ?? -1) listed"
             print(
                 "damage seed \(seed): \(damaged.hits)/\(keys.count) read whole, \(ending); verify --repair exit \(repaired.status) (\(firstLine)); after it \(after.hits) read whole, \(files.count) exported")
         }

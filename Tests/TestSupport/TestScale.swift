@@ -45,7 +45,7 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public static let full = TestScale(
         name: "full", writerKills: 80, indexRecoveryKills: 20, mixedKills: 130, killedReaders: 1_000,
         tailMergeKills: 40, powerLossStates: 400, periodicPowerLossStates: 400, manyEntries: 200_000,
-        reuseCases: 20_000, corpusStride: 1, damagedStores: 12, workloadPowerLossStates: 1_000, simulatedOperations: 100_000)
+        reuseCases: 20_000, corpusStride: 1, damagedStores: 80, workloadPowerLossStates: 1_000, simulatedOperations: 100_000)
 
     /// Counts large enough that every rule is exercised (kills land during start-up, inside a
     /// rebuild, in each role; power losses catch periodic durability both flushed and not), small

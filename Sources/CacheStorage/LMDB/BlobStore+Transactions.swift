@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 import Foundation
 
 #if canImport(Glibc)
@@ -56,8 +57,14 @@ extension BlobStore {
     /// never aborted again: a second end frees LMDB's reused top-level transaction twice. When a
     /// failure leaves the environment unusable (`MDB_PANIC`, after a meta page could not be
     /// written), it is closed and reopened before the error is passed on.
+    ///
+    /// When LMDB faults inside a write (a damaged page on its path; see `CLMDBGuard`), the
+    /// transaction is left as it is, never ended, and every later write fails at once
+    /// (``ensureWritable()``).
     func write<Result>(addsData: Bool = false, _ body: (LMDBTransaction) throws -> Result) throws -> Result {
         if isReadOnly { throw StorageError.readOnly(path: directory.path, reason: "the store was opened read-only") }
+        try ensureWritable()
+        _ = lmdb_guard_take_write_fault()
         while true {
             var outcome: (result: Result?, code: Int32) = (nil, 0)
             do {
@@ -83,21 +90,23 @@ extension BlobStore {
                         outcome.code = code
                         return
                     } catch {
+                        try stopWritesIfFaulted()
                         mdb_txn_abort(txn)
                         throw error
                     }
                     // From here on the transaction is LMDB's to end: the commit ends it either way.
                     if let flushMarker {
                         do {
-                            code = try flushMarker.commit { mdb_txn_commit(txn) }
+                            code = try flushMarker.commit { lmdb_guard_txn_commit(txn) }
                         } catch {
                             // The marker could not be written, so the commit never ran.
                             mdb_txn_abort(txn)
                             throw error
                         }
                     } else {
-                        code = mdb_txn_commit(txn)
+                        code = lmdb_guard_txn_commit(txn)
                     }
+                    try stopWritesIfFaulted()
                     if code == 0 {
                         outcome.result = result
                     } else if code == MDB_MAP_FULL {
@@ -120,6 +129,27 @@ extension BlobStore {
             default: break
             }
         }
+    }
+
+    /// Fails once LMDB faulted inside a write of this environment (see ``writesStopped``).
+    func ensureWritable() throws {
+        if writesStopped.withLock({ $0 }) { throw Self.writesStoppedError(directory) }
+    }
+
+    /// After a guarded call that writes faulted on this thread: stops this environment's writes
+    /// and fails, leaving the transaction unended (ending it would free memory LMDB's abandoned
+    /// stack still names). The writer lock it holds passes on when this thread exits.
+    private func stopWritesIfFaulted() throws {
+        guard lmdb_guard_take_write_fault() != 0 else { return }
+        writesStopped.withLock { $0 = true }
+        throw Self.writesStoppedError(directory)
+    }
+
+    private static func writesStoppedError(_ directory: URL) -> StorageError {
+        .corruptStore(
+            path: directory.appendingPathComponent("data.mdb").path,
+            reason: "LMDB faulted writing into a damaged page, so this store takes no more writes until it is "
+                + "opened again; reads go on. Run `cachectl verify --repair` to copy what reads clean into a new store")
     }
 
     /// Whether LMDB has marked the environment as fatally failed (every transaction then fails

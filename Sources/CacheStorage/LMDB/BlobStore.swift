@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 import Foundation
 
 #if canImport(Glibc)
@@ -79,6 +80,9 @@ final class BlobStore: @unchecked Sendable {
     let lastReaderCheck = Locked(Date())
     /// Present in periodic durability: marks the store dirty around unsynced commits.
     let flushMarker: FlushMarker?
+    /// Set when LMDB faulted inside a write (a damaged page on its path): that transaction can
+    /// never be ended (see `CLMDBGuard`), so this environment takes no write again; reads go on.
+    let writesStopped = Locked(false)
 
     /// Opened with `MDB_RDONLY`: nothing is ever written.
     var isReadOnly: Bool { flags & UInt32(MDB_RDONLY) != 0 }
@@ -93,6 +97,7 @@ final class BlobStore: @unchecked Sendable {
     ) throws(OpenFailure) {
         self.directory = directory
         self.flushMarker = readOnly ? nil : flushMarker
+        lmdb_guard_install()
         fileMode = sharing.fileMode
         if !readOnly {
             do {
@@ -229,6 +234,7 @@ final class BlobStore: @unchecked Sendable {
     func compactInPlace() throws -> (before: Int, after: Int) {
         try environment.withLock { current in
             try ensureOpen()
+            try ensureWritable()
             dropReadPool()
             let fileManager = FileManager.default
             let dataFile = directory.appendingPathComponent("data.mdb")

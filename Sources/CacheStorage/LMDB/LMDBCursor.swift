@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 import Foundation
 
 /// A cursor on one database of a write transaction, for runs of lookups and deletions of keys
@@ -21,7 +22,7 @@ struct LMDBCursor {
     func find(_ key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var value = MDB_val()
-        let code = mdb_cursor_get(handle, &keyValue, &value, MDB_SET)
+        let code = lmdb_guard_cursor_get(handle, &keyValue, &value, MDB_SET)
         if code == MDB_NOTFOUND { return nil }
         try LMDBError.check(code, "read an entry")
         return UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
@@ -29,7 +30,7 @@ struct LMDBCursor {
 
     /// Deletes the key `find` found.
     func deleteFound() throws {
-        try LMDBError.check(mdb_cursor_del(handle, 0), "delete an entry")
+        try LMDBError.check(lmdb_guard_cursor_del(handle, 0), "delete an entry")
     }
 
     /// Walks the database from its first key, deleting each key `delete` returns true for and
@@ -40,7 +41,7 @@ struct LMDBCursor {
         var value = MDB_val()
         var operation = MDB_FIRST
         while true {
-            let code = mdb_cursor_get(handle, &key, &value, operation)
+            let code = lmdb_guard_cursor_get(handle, &key, &value, operation)
             if code == MDB_NOTFOUND { return }
             try LMDBError.check(code, "read an entry")
             // After a deletion the cursor is on the key that followed, which MDB_NEXT returns.

@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 import Foundation
 
 #if canImport(Glibc)
@@ -21,8 +22,14 @@ enum LMDBError {
             let typed = FileSystemErrors.error(errno: code, path: path, operation: "\(operation) in")
             if case .io = typed {} else { return typed }
         }
+        if code == faultCode {
+            return .lmdb(operation: operation, code: code, message: "LMDB faulted on a damaged page (the data file is damaged)")
+        }
         return .lmdb(operation: operation, code: code, message: String(cString: mdb_strerror(code)))
     }
+
+    /// What a guarded call returns when LMDB faulted inside it (see `CLMDBGuard`).
+    static let faultCode = Int32(LMDB_GUARD_FAULTED)
 
     /// A failed commit's error. LMDB reports a short write as `EIO` (its page flush cannot tell
     /// why `writev` stopped), which on a volume with no room left is a full disk, not a failing one.
@@ -38,7 +45,7 @@ enum LMDBError {
     static func meansCorruption(_ code: Int32) -> Bool {
         code == MDB_INVALID || code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND
             || code == MDB_VERSION_MISMATCH || code == MDB_BAD_TXN || code == MDB_BAD_VALSIZE
-            || code == MDB_INCOMPATIBLE || code == ENOTDIR
+            || code == MDB_INCOMPATIBLE || code == ENOTDIR || code == faultCode
     }
 }
 

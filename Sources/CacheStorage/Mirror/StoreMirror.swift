@@ -137,13 +137,18 @@ struct StoreMirror {
     private func rebuild(_ txn: LMDBTransaction) throws -> TotalsChange {
         var stale = try index.allRows()
         var change = TotalsChange()
-        try txn.forEachRecord(blobs.databases) { digest, record in
+        let skipped = try txn.forEachRecord(blobs.databases) { digest, record in
             if let metadata = EntryRecord.decode(record.bytes) {
                 change += try index.upsert(
                     digest: digest, metadata: metadata, blobNumber: EntryRecord.blobNumber(in: record.bytes))
                 stale.remove(IndexRowKey(metadata, digest: digest))
             }
             return true
+        }
+        if skipped > 0 {
+            logger.error(
+                "The blob store is damaged: the index was rebuilt from what could be read; run `cachectl verify --repair`",
+                metadata: ["damaged-stretches": "\(skipped)"])
         }
         change += try index.delete(rows: stale)
         return change

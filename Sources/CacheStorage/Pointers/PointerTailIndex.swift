@@ -72,7 +72,7 @@ final class PointerTailIndex: Sendable {
                 }
             }
             try BlobLocation.log(pairs.readThrough + 1).withKey { start in
-                try txn.forEach(tail, from: start) { key, value in
+                _ = try txn.forEachReadable(tail, from: start) { key, value in
                     guard let number = BlobLocation.number(fromKey: key), let digest = KeyDigest(bytes: value) else {
                         return true
                     }
@@ -137,7 +137,7 @@ final class PointerTailIndex: Sendable {
         of digest: KeyDigest, in txn: LMDBTransaction, tail: MDB_dbi, _ body: (UInt64) throws -> Found?
     ) throws -> Found? {
         var numbers: [UInt64] = []
-        try txn.forEach(tail) { key, value in
+        _ = try txn.forEachReadable(tail) { key, value in
             if KeyDigest(bytes: value) == digest, let number = BlobLocation.number(fromKey: key) { numbers.append(number) }
             return true
         }

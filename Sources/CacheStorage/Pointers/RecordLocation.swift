@@ -142,26 +142,38 @@ extension LMDBTransaction {
     /// Walks every entry until `body` returns false: its digest and record. Those whose pointers
     /// are in the tail (see ``PointerTailIndex``) come first, in the order they were logged; then those
     /// of `records`, in digest order. Stale pointers, and `records` values that are no number, are
-    /// passed over.
+    /// passed over, and so are damaged stretches of either database (see ``DamagedKeyRange``):
+    /// returns how many.
+    @discardableResult
     func forEachRecord(
         _ databases: BlobStore.Databases, _ body: (KeyDigest, StoredRecord) throws -> Bool
-    ) throws {
+    ) throws -> Int {
         // A digest whose record the tail names is taken from there, whatever `records` holds.
         var fromTail = Set<KeyDigest>()
         var stopped = false
-        try forEach(databases.pointerTail) { key, value in
+        var skipped = try forEachReadable(databases.pointerTail) { key, value in
             guard let number = BlobLocation.number(fromKey: key), let digest = KeyDigest(bytes: value),
-                let record = try loggedRecord(of: digest, number: number, databases)
+                let record = try readable({ try loggedRecord(of: digest, number: number, databases) })
             else { return true }
             fromTail.insert(digest)
             stopped = try !body(digest, record)
             return !stopped
         }
-        if stopped { return }
-        try forEach(databases.records) { key, value in
+        if stopped { return skipped }
+        skipped += try forEachReadable(databases.records) { key, value in
             guard let digest = KeyDigest(bytes: key), !fromTail.contains(digest) else { return true }
-            guard let record = try resolve(value, digest: digest, databases) else { return true }
+            guard let record = try readable({ try resolve(value, digest: digest, databases) }) else { return true }
             return try body(digest, record)
+        }
+        return skipped
+    }
+
+    /// What `body` reads, or nil when a damaged page is on its way.
+    private func readable<Value>(_ body: () throws -> Value?) throws -> Value? {
+        do {
+            return try body()
+        } catch let StorageError.lmdb(_, code, _) where LMDBError.meansCorruption(code) {
+            return nil
         }
     }
 }
