@@ -26,6 +26,8 @@ struct BenchReport {
     var bytesRead = 0
     var readP50Microseconds = 0.0
     var readP99Microseconds = 0.0
+    /// Raw LMDB only: a guarded read's time over an unguarded one's (see `RawLMDBBaseline`).
+    var guardedReadCost: Double?
     var evictMilliseconds = 0.0
     var evictedEntries = 0
     /// Faults the process waited on the disk for while the eviction ran.
@@ -53,6 +55,7 @@ struct BenchReport {
             ("read_per_s", format(readsPerSecond, 1)), ("read_p50_us", format(readP50Microseconds, 2)),
             ("read_p99_us", format(readP99Microseconds, 2)), ("read_misses", "\(readMisses)"),
             ("read_major_faults", "\(readMajorFaults)"),
+            ("guarded_read_cost", guardedReadCost.map { format($0, 3) } ?? "null"),
             ("evict_ms", format(evictMilliseconds, 2)), ("evicted_entries", "\(evictedEntries)"),
             ("evict_major_faults", "\(evictMajorFaults)"),
             ("puts_during_evict", "\(putsDuringEviction)"), ("put_during_evict_p50_ms", format(putDuringEvictionP50Milliseconds, 3)),
@@ -75,6 +78,9 @@ struct BenchReport {
             rows.append(("open", "\(format(openMilliseconds, 2)) ms warm\(median), " + (openColdMilliseconds.map { "\(format($0, 2)) ms cold" } ?? "cold not measured")))
         }
         rows.append(("read", "\(format(readsPerSecond, 0)) reads/s, p50 \(format(readP50Microseconds, 1)) µs, p99 \(format(readP99Microseconds, 1)) µs, \(readMisses) misses, \(readMajorFaults) major faults"))
+        if let guardedReadCost {
+            rows.append(("guarded read", "\(format(guardedReadCost, 3))× the time of an unguarded get (median of three pairs, both orders)"))
+        }
         if !unmeasured.contains(.eviction) {
             rows.append(("evict to 50 %", "\(format(evictMilliseconds, 1)) ms (\(evictedEntries) entries, \(evictMajorFaults) major faults)"))
         }

@@ -1,4 +1,5 @@
 import CLMDB
+import CLMDBGuard
 import Foundation
 
 /// The floor under the store's inserts and reads, measured in the same run: the same bytes,
@@ -86,7 +87,39 @@ struct RawLMDBBaseline {
         latencies.sort()
         report.readP50Microseconds = BenchRunner.percentile(50, of: latencies)
         report.readP99Microseconds = BenchRunner.percentile(99, of: latencies)
+        report.guardedReadCost = try guardedReadCost(txn, database, sequence)
         return report
+    }
+
+    /// What the store's fault guard (`CLMDBGuard`: a landing per call, the value's bounds
+    /// checked) costs a read: the same reads through `lmdb_guard_get` and through `mdb_get`, in
+    /// three pairs of alternating order, as the median ratio of their times.
+    private func guardedReadCost(_ txn: OpaquePointer?, _ database: MDB_dbi, _ sequence: [Int]) throws -> Double {
+        let keys = sequence.map { Self.digest(FeedWorkload.key($0)) }
+        func time(guarded: Bool) throws -> Double {
+            let start = ContinuousClock.now
+            for var key in keys {
+                try check(mdb_txn_renew(txn), "renew a read")
+                let count = key.withUnsafeMutableBytes { keyBytes in
+                    var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
+                    var value = MDB_val()
+                    let code = guarded ? lmdb_guard_get(txn, database, &keyValue, &value) : mdb_get(txn, database, &keyValue, &value)
+                    return code == 0 ? Data(bytes: value.mv_data, count: value.mv_size).count : 0
+                }
+                mdb_txn_reset(txn)
+                if count < 0 { throw Failure(code: EINVAL, operation: "read") }
+            }
+            return (ContinuousClock.now - start).seconds
+        }
+        lmdb_guard_install()
+        var ratios: [Double] = []
+        for pair in 0..<3 {
+            let guardedFirst = pair % 2 == 0
+            let first = try time(guarded: guardedFirst)
+            let second = try time(guarded: !guardedFirst)
+            ratios.append(guardedFirst ? first / second : second / first)
+        }
+        return ratios.sorted()[1]
     }
 
     /// 16 bytes from two FNV-1a hashes of `key`: random order, like the store's digests.
