@@ -96,8 +96,9 @@ struct LMDBTransaction {
 
     /// Walks `database` like ``forEach(_:from:_:)``, except that a damaged page on the way (LMDB
     /// reports corruption or faults) does not end the walk: it goes on from the first key after
-    /// the damage it can reach (``DamagedKeyRange``). For walks that must give all they can rather
-    /// than nothing, such as rebuilding the index. Returns how many damaged stretches it passed over.
+    /// the damage it can reach (``DamagedKeyRange``), and ends where no key past it can be reached.
+    /// For walks that must give all they can rather than nothing, such as rebuilding the index.
+    /// Returns how many damaged stretches it passed over.
     func forEachReadable(
         _ database: MDB_dbi, from start: UnsafeRawBufferPointer? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
@@ -136,7 +137,8 @@ struct LMDBTransaction {
             if code != 0, skippingDamage, LMDBError.meansCorruption(code) {
                 skipped += 1
                 code = DamagedKeyRange.seekPast(lastKey, cursor: cursor, key: &key, value: &value) { renew(cursor) }
-                if code == MDB_NOTFOUND { return skipped }
+                // Nothing past the damage that LMDB can reach: the walk has given all it can.
+                if code != 0 { return skipped }
             }
             try LMDBError.check(code, "walk a database")
             let keyBuffer = UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)

@@ -78,9 +78,8 @@ struct StoreMirror {
                 let journalUsable = sameStore && state.appliedSequence <= info.head
                     && state.appliedSequence >= info.trimmedThrough
                 let onlyOwn = own.journal == JournalSpan(after: state.appliedSequence, through: info.head)
-                let items = journalUsable && !forceRebuild && state.appliedSequence < info.head
+                let replays = journalUsable && !forceRebuild && state.appliedSequence < info.head
                     && !(onlyOwn && own.journalNamesOnlyRemoved)
-                    ? try txn.journalItems(after: state.appliedSequence, blobs.databases) : []
                 if forceRebuild || !journalUsable {
                     if !forceRebuild && state.storeID != nil {
                         logger.notice(
@@ -94,29 +93,16 @@ struct StoreMirror {
                 } else if state.appliedSequence < info.head {
                     var change = TotalsChange()
                     var leftBehind: [IndexRowKey] = []
-                    for item in items {
-                        let digest = item.digest
-                        if onlyOwn && own.removed.contains(digest) { continue }
-                        let current: IndexRowKey?
-                        var unreadable: IndexRowKey?
-                        if onlyOwn, let upserted = own.upserted[digest] {
-                            current = upserted
-                        } else {
-                            let record = try txn.record(of: digest, blobs.databases)?.bytes
-                            if record == nil && own.removed.contains(digest) { continue }
-                            // A record that does not decode is not an entry to list: its row goes.
-                            let metadata = record.flatMap(EntryRecord.decode)
-                            current = metadata.map { IndexRowKey($0, digest: digest) }
-                            if let metadata, let record {
-                                change += try index.upsert(
-                                    digest: digest, metadata: metadata, blobNumber: EntryRecord.blobNumber(in: record))
-                            }
-                            unreadable = metadata == nil ? record.flatMap { IndexRowKey(record: $0, digest: digest) } : nil
-                        }
-                        for storedAt in item.rowsLeft + (unreadable.map { [$0.storedAt] } ?? []) {
-                            let row = IndexRowKey(storedAt: storedAt, digest: digest)
-                            if row != current { leftBehind.append(row) }
-                        }
+                    do {
+                        let items = replays ? try txn.journalItems(after: state.appliedSequence, blobs.databases) : []
+                        try replay(items, in: txn, own: own, onlyOwn: onlyOwn, change: &change, leftBehind: &leftBehind)
+                    } catch let StorageError.lmdb(_, code, _) where LMDBError.meansCorruption(code) {
+                        // The journal, or a record it names, lies on a damaged page: what was
+                        // replayed stays counted, and a rebuild from what can be read does the rest.
+                        try index.adjustTotals(change)
+                        logger.error("The blob store's journal is damaged; rebuilding the index from what can be read")
+                        change = try rebuild(txn)
+                        leftBehind = []
                     }
                     change += try index.delete(rows: leftBehind)
                     try index.adjustTotals(change)
@@ -131,6 +117,38 @@ struct StoreMirror {
             if !accesses.isEmpty { try index.recordAccesses(accesses) }
             if !counters.isEmpty { try index.addToCounters(counters) }
             return head
+        }
+    }
+
+    /// Applies journal `items` to the index: each named digest's row from its current record,
+    /// the rows it left behind collected in `leftBehind` (see ``OwnChanges`` for `own`).
+    private func replay(
+        _ items: [JournalItem], in txn: LMDBTransaction, own: OwnChanges, onlyOwn: Bool, change: inout TotalsChange,
+        leftBehind: inout [IndexRowKey]
+    ) throws {
+        for item in items {
+            let digest = item.digest
+            if onlyOwn && own.removed.contains(digest) { continue }
+            let current: IndexRowKey?
+            var unreadable: IndexRowKey?
+            if onlyOwn, let upserted = own.upserted[digest] {
+                current = upserted
+            } else {
+                let record = try txn.record(of: digest, blobs.databases)?.bytes
+                if record == nil && own.removed.contains(digest) { continue }
+                // A record that does not decode is not an entry to list: its row goes.
+                let metadata = record.flatMap(EntryRecord.decode)
+                current = metadata.map { IndexRowKey($0, digest: digest) }
+                if let metadata, let record {
+                    change += try index.upsert(
+                        digest: digest, metadata: metadata, blobNumber: EntryRecord.blobNumber(in: record))
+                }
+                unreadable = metadata == nil ? record.flatMap { IndexRowKey(record: $0, digest: digest) } : nil
+            }
+            for storedAt in item.rowsLeft + (unreadable.map { [$0.storedAt] } ?? []) {
+                let row = IndexRowKey(storedAt: storedAt, digest: digest)
+                if row != current { leftBehind.append(row) }
+            }
         }
     }
 
