@@ -38,8 +38,10 @@ struct LoaderTests {
         lone.cancel()
         await #expect(throws: ImageLoadError.cancelled) { try await lone.value }
         // The waiter is released at once; the abandoned load leaves once its fetch has unwound,
-        // which on a loaded machine can take a while (a two-minute bound that only catches a load that never leaves).
-        for _ in 0..<12_000 where fixture.pipeline.loadsInFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        // which waits for the cooperative pool: beside the long suites on a loaded machine that
+        // took over two minutes once (the load stored its response just after). A ten-minute
+        // bound only catches a load that never leaves.
+        for _ in 0..<60_000 where fixture.pipeline.loadsInFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(fixture.pipeline.loadsInFlight == 0)
 
         let other = fixture.request("/slow2.jpg")
