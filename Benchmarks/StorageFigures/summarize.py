@@ -38,10 +38,9 @@ for workload in ["feed", "tiny"]:
     line("eviction to 50 %", [s["evict_ms"] for s in store], " ms", 1)
     line("entries evicted", [s["evicted_entries"] for s in store], "", 0)
     line("put during eviction p99", [s["put_during_evict_p99_ms"] for s in store], " ms")
-    reference = [json.loads(path.read_text()) for path in sorted(folder.glob(workload + "-reference-*.json"))]
-    if reference:
-        pairs = [(json.loads((folder / path.name.replace("-reference", "")).read_text())["store"], json.loads(path.read_text()))
-                 for path in sorted(folder.glob(workload + "-reference-*.json"))]
+    pairs = [(json.loads((folder / path.name.replace("-reference", "")).read_text())["store"], json.loads(path.read_text()))
+             for path in sorted(folder.glob(workload + "-reference-*.json"))]
+    if pairs:
         line("reference build: eviction to 50 %", [ref["evict_ms"] for _, ref in pairs], " ms", 1)
         line("eviction, this build ÷ reference (time)", [mine["evict_ms"] / ref["evict_ms"] for mine, ref in pairs], "×")
         line("reference build: first warm reopen", [ref["open_ms"] for _, ref in pairs], " ms")

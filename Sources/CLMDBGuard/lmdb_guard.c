@@ -64,27 +64,39 @@ void lmdb_guard_install(void) { pthread_once(&installed, install); }
         return code;                                                                               \
     } while (0)
 
-// Whether `value` lies within the file's pages of the map, or outside the map and its reach
-// altogether (a write transaction's own pages, in the heap). A damaged node can point past the
-// file's end (SIGBUS when read) or past the map's (SIGSEGV) with a length LMDB never checks.
-static int lies_in_file(MDB_env *env, const MDB_val *value) {
-    if (value->mv_size == 0) return 1;
+// The part of the address space a value from the map may occupy: the file's pages.
+struct bounds {
+    uintptr_t map, file_end, reach, map_size;
+};
+
+static int read_bounds(MDB_env *env, struct bounds *bounds) {
     MDB_envinfo info;
     MDB_stat stat;
     if (mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &stat) != 0) return 0;
-    uintptr_t map = (uintptr_t)info.me_mapaddr;
-    uintptr_t file_end = map + (uintptr_t)(info.me_last_pgno + 1) * stat.ms_psize;
+    bounds->map = (uintptr_t)info.me_mapaddr;
+    bounds->file_end = bounds->map + (uintptr_t)(info.me_last_pgno + 1) * stat.ms_psize;
     // A node's offset within its page is at most 16 bits, and a page lies at most at the map's end.
-    uintptr_t reach = map + info.me_mapsize + 65536 + stat.ms_psize;
+    bounds->reach = bounds->map + info.me_mapsize + 65536 + stat.ms_psize;
+    bounds->map_size = info.me_mapsize;
+    return 1;
+}
+
+// Whether `value` lies within the file's pages of the map, or outside the map and its reach
+// altogether (a write transaction's own pages, in the heap). A damaged node can point past the
+// file's end (SIGBUS when read) or past the map's (SIGSEGV) with a length LMDB never checks.
+static int lies_in_file(const struct bounds *bounds, const MDB_val *value) {
+    if (value->mv_size == 0) return 1;
     uintptr_t start = (uintptr_t)value->mv_data;
-    if (value->mv_size > info.me_mapsize) return 0;
-    if (start < map || start >= reach) return 1;
-    return start + value->mv_size >= start && start + value->mv_size <= file_end;
+    if (value->mv_size > bounds->map_size) return 0;
+    if (start < bounds->map || start >= bounds->reach) return 1;
+    return start + value->mv_size >= start && start + value->mv_size <= bounds->file_end;
 }
 
 static int checked(MDB_env *env, int code, const MDB_val *key, const MDB_val *data) {
     if (code != 0) return code;
-    if ((key != NULL && !lies_in_file(env, key)) || !lies_in_file(env, data)) return MDB_CORRUPTED;
+    struct bounds bounds;
+    if (!read_bounds(env, &bounds)) return MDB_CORRUPTED;
+    if ((key != NULL && !lies_in_file(&bounds, key)) || !lies_in_file(&bounds, data)) return MDB_CORRUPTED;
     return 0;
 }
 

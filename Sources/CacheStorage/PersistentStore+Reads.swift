@@ -110,7 +110,7 @@ extension PersistentStore {
     {
         do {
             return try readWholeEntry(key, digest: digest, in: txn, damaged: &damaged)
-        } catch let StorageError.lmdb(_, code, _) where LMDBError.meansCorruption(code) {
+        } catch let error as StorageError where error.meansDamagedPages {
             // A damaged page on the way to the entry (LMDB said so, or faulted and the guard
             // caught it): the entry is as unreadable as one whose checksum fails.
             damaged = true
@@ -158,12 +158,8 @@ extension PersistentStore {
         let sourceDigest = KeyDigest(key: sourceKey)
         var damaged = false
         let found = try core.blobs.read { txn -> (entry: CachedEntry, source: EntryMetadata)? in
-            let sourceRecord: UnsafeRawBufferPointer?
-            do {
-                sourceRecord = try txn.record(of: sourceDigest, core.blobs.databases)?.bytes
-            } catch let StorageError.lmdb(_, code, _) where LMDBError.meansCorruption(code) {
-                return nil  // the source is unreadable: the derived entry is not served without it
-            }
+            // An unreadable source reads as absent: the derived entry is not served without it.
+            let sourceRecord = try txn.readable { try txn.record(of: sourceDigest, core.blobs.databases) }?.bytes
             guard let source = sourceRecord.flatMap(EntryRecord.decode), source.key == sourceKey,
                 let entry = try readEntry(key, digest: digest, in: txn, damaged: &damaged),
                 entry.metadata.source == EntrySource(key: sourceKey, checksum: source.checksum)

@@ -50,6 +50,11 @@ enum LMDBError {
 }
 
 extension StorageError {
+    /// Whether LMDB failed for a damaged page: it said so, or it faulted and the guard caught it.
+    var meansDamagedPages: Bool {
+        if case let .lmdb(_, code, _) = self { LMDBError.meansCorruption(code) } else { false }
+    }
+
     /// Whether the store could not be opened for lack of rights here (a read-only mount, a folder
     /// or lock file of another user), so reading without writing may still work.
     var isPermissionProblem: Bool {

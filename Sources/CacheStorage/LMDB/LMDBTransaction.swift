@@ -106,6 +106,15 @@ struct LMDBTransaction {
         try walk(database, from: start, skippingDamage: true, body)
     }
 
+    /// What `body` reads, or nil when a damaged page is on its way.
+    func readable<Value>(_ body: () throws -> Value?) throws -> Value? {
+        do {
+            return try body()
+        } catch let error as StorageError where error.meansDamagedPages {
+            return nil
+        }
+    }
+
     /// After LMDB reported damage, it refuses every further call of the transaction
     /// (`MDB_TXN_ERROR`): a read-only one is renewed, on the newest snapshot, with `cursor`. A
     /// write transaction cannot be, and its walk ends with the error.
@@ -129,21 +138,24 @@ struct LMDBTransaction {
             key = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
             operation = MDB_SET_RANGE
         }
-        var lastKey: [UInt8]? = start.map(Array.init)
+        // The last key read, in the transaction's pages: copied only when damage follows it.
+        var lastKey = start
         var skipped = 0
         while true {
             var code = lmdb_guard_cursor_get(cursor, &key, &value, operation)
             if code == MDB_NOTFOUND { return skipped }
             if code != 0, skippingDamage, LMDBError.meansCorruption(code) {
                 skipped += 1
-                code = DamagedKeyRange.seekPast(lastKey, cursor: cursor, key: &key, value: &value) { renew(cursor) }
+                code = DamagedKeyRange.seekPast(lastKey.map(Array.init), cursor: cursor, key: &key, value: &value) {
+                    renew(cursor)
+                }
                 // Nothing past the damage that LMDB can reach: the walk has given all it can.
                 if code != 0 { return skipped }
             }
             try LMDBError.check(code, "walk a database")
             let keyBuffer = UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
             let valueBuffer = UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
-            if skippingDamage { lastKey = Array(keyBuffer) }
+            lastKey = keyBuffer
             if try !body(keyBuffer, valueBuffer) { return skipped }
             operation = MDB_NEXT
         }

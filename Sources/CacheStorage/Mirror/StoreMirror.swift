@@ -96,7 +96,7 @@ struct StoreMirror {
                     do {
                         let items = replays ? try txn.journalItems(after: state.appliedSequence, blobs.databases) : []
                         try replay(items, in: txn, own: own, onlyOwn: onlyOwn, change: &change, leftBehind: &leftBehind)
-                    } catch let StorageError.lmdb(_, code, _) where LMDBError.meansCorruption(code) {
+                    } catch let error as StorageError where error.meansDamagedPages {
                         // The journal, or a record it names, lies on a damaged page: what was
                         // replayed stays counted, and a rebuild from what can be read does the rest.
                         try index.adjustTotals(change)

@@ -167,13 +167,4 @@ extension LMDBTransaction {
         }
         return skipped
     }
-
-    /// What `body` reads, or nil when a damaged page is on its way.
-    private func readable<Value>(_ body: () throws -> Value?) throws -> Value? {
-        do {
-            return try body()
-        } catch let StorageError.lmdb(_, code, _) where LMDBError.meansCorruption(code) {
-            return nil
-        }
-    }
 }
