@@ -4,6 +4,9 @@ enum GIFParser: ImageFormatParser {
     /// What a walk over the blocks has seen so far.
     private struct Progress {
         var frameCount = 0
+        /// The canvas decoders draw on: the logical screen, grown to hold the first frame (libvips'
+        /// GIF loader sizes its canvas so, and allocates all of it, however small the screen says it is).
+        var canvas: (width: Int, height: Int)
         /// Whether a NETSCAPE2.0 / ANIMEXTS1.0 looping extension was seen: an animation hint.
         var hasLoopingExtension = false
     }
@@ -15,23 +18,25 @@ enum GIFParser: ImageFormatParser {
     static func readHeader(_ reader: ByteReader, limits: ValidationLimits) throws(ParseFailure) -> ImageInfo {
         var reader = reader
         let screen = try readScreen(&reader, limits: limits)
-        // The header read goes on to the first image descriptor, because a frame's size matters as
-        // much as the screen's: a 1x1 screen can hold a 65535x65535 frame.
-        var progress = Progress()
+        // The header read goes on to the first image descriptor, because a frame's size and place
+        // matter as much as the screen's: a 1x1 screen can hold a 65535x65535 frame, or a small
+        // frame placed 60,000 pixels from its origin.
+        var progress = Progress(canvas: screen)
         try walkBlocks(&reader, progress: &progress, limits: limits, stopAtFirstImage: true)
-        return ImageInfo(format: .gif, pixelWidth: screen.width, pixelHeight: screen.height, isAnimated: progress.hasLoopingExtension)
+        return ImageInfo(format: .gif, pixelWidth: progress.canvas.width, pixelHeight: progress.canvas.height,
+                         isAnimated: progress.hasLoopingExtension)
     }
 
     static func walkStructure(_ reader: ByteReader, header: ImageInfo, limits: ValidationLimits) throws(ParseFailure) -> ImageInfo {
         var reader = reader
         let screen = try readScreen(&reader, limits: limits)
-        var progress = Progress()
+        var progress = Progress(canvas: screen)
         do {
             try walkBlocks(&reader, progress: &progress, limits: limits, stopAtFirstImage: false)
         } catch .needMoreBytes {
             throw .refused(.truncated(format: .gif, reason: "the file ends after \(progress.frameCount) complete frames, without the trailer byte"))
         }
-        return ImageInfo(format: .gif, pixelWidth: screen.width, pixelHeight: screen.height,
+        return ImageInfo(format: .gif, pixelWidth: progress.canvas.width, pixelHeight: progress.canvas.height,
                          isAnimated: progress.frameCount > 1, frameCount: progress.frameCount)
     }
 
@@ -59,7 +64,12 @@ enum GIFParser: ImageFormatParser {
                 if label == 0xFF, try isLoopingApplication(reader) { progress.hasLoopingExtension = true }
                 try skipSubBlocks(&reader)
             case imageSeparator:
-                try skipImage(&reader, number: progress.frameCount + 1, limits: limits, descriptorOnly: stopAtFirstImage)
+                let frame = try skipImage(&reader, number: progress.frameCount + 1, limits: limits, descriptorOnly: stopAtFirstImage)
+                if progress.frameCount == 0 {
+                    // Later frames are clipped to the canvas; only the first one grows it.
+                    progress.canvas = (max(progress.canvas.width, frame.right), max(progress.canvas.height, frame.bottom))
+                    try limits.checkPixels(.gif, width: progress.canvas.width, height: progress.canvas.height)
+                }
                 if stopAtFirstImage { return }
                 progress.frameCount += 1
                 guard progress.frameCount <= ValidationLimits.maxFrameCount else { throw .malformed("more than \(ValidationLimits.maxFrameCount) frames") }
@@ -72,19 +82,26 @@ enum GIFParser: ImageFormatParser {
         }
     }
 
-    /// Reads an image descriptor and, unless `descriptorOnly`, skips its colour table and data.
-    private static func skipImage(_ reader: inout ByteReader, number: Int, limits: ValidationLimits, descriptorOnly: Bool) throws(ParseFailure) {
-        try reader.skip(4)  // Left and top position; frames may hang outside the screen, decoders clip them.
+    /// Reads an image descriptor and, unless `descriptorOnly`, skips its colour table and data;
+    /// returns where the frame's right and bottom edges lie.
+    private static func skipImage(_ reader: inout ByteReader, number: Int, limits: ValidationLimits,
+                                  descriptorOnly: Bool) throws(ParseFailure) -> (right: Int, bottom: Int) {
+        let left = Int(try reader.readUInt16(.littleEndian))
+        let top = Int(try reader.readUInt16(.littleEndian))
         let width = Int(try reader.readUInt16(.littleEndian))
         let height = Int(try reader.readUInt16(.littleEndian))
         let flags = try reader.readUInt8()
         guard width > 0, height > 0 else { throw .malformed("image \(number) is \(width)x\(height)") }
         try limits.checkPixels(.gif, width: width, height: height)
-        if descriptorOnly { return }
+        let edges = (right: left + width, bottom: top + height)
+        if descriptorOnly { return edges }
         if flags & 0x80 != 0 { try reader.skip(colorTableByteCount(flags)) }
         let minimumCodeSize = try reader.readUInt8()
         guard (2...8).contains(minimumCodeSize) else { throw .malformed("image \(number) has an LZW minimum code size of \(minimumCodeSize)") }
-        guard limits.checksImageData else { return try skipSubBlocks(&reader) }
+        guard limits.checksImageData else {
+            try skipSubBlocks(&reader)
+            return edges
+        }
         var data: [UInt8] = []
         while true {
             let length = Int(try reader.readUInt8())
@@ -92,6 +109,7 @@ enum GIFParser: ImageFormatParser {
             data += try reader.readBytes(length)
         }
         try GIFImageData.check(data, minimumCodeSize: Int(minimumCodeSize), number: number)
+        return edges
     }
 
     /// Whether the application extension starting at `reader` is a looping (animation) extension.

@@ -63,6 +63,22 @@ struct StructureWalkTests {
         #expect(refusal(SyntheticImages.gif(screen: (2, 2), frame: (2, 2), trailer: false))?.stage == .structure)
     }
 
+    @Test("a GIF's first frame placed beyond a 1x1 screen grows the canvas the decoder draws, and is counted so")
+    func gifFrameOutsideTheScreen() throws {
+        // libvips' GIF loader sizes its canvas to hold the first frame and allocates all of it:
+        // a 114-row frame 26,000 pixels down a 1x1 screen costs over five gigabytes.
+        let far = SyntheticImages.gif(screen: (1, 1), frame: (25_958, 114), origin: (25_183, 26_229))
+        #expect(validator.inspectPrefix(Data(far.prefix(40))) ==
+                .refused(.tooManyPixels(format: .gif, width: 51_141, height: 26_343, limit: validator.maxPixelCount)))
+        #expect(refusal(far) == .tooManyPixels(format: .gif, width: 51_141, height: 26_343, limit: validator.maxPixelCount))
+
+        let near = Data(SyntheticImages.gif(screen: (2, 2), frame: (2, 2), origin: (3, 1)))
+        let info = try validator.validate(near)
+        #expect((info.pixelWidth, info.pixelHeight) == (5, 3))
+        let decoded = try PlatformImageDecoder(isolation: .inProcess).decode(near, processing: .original, maxPixelCount: validator.maxPixelCount)
+        #expect((decoded.pixelWidth, decoded.pixelHeight) == (info.pixelWidth, info.pixelHeight))
+    }
+
     @Test("a TIFF whose IFD chain loops is refused; a strip beyond the file is truncated")
     func tiffDirectories() throws {
         #expect(try validator.validate(Data(SyntheticImages.tiff(width: 4, height: 3))).pixelWidth == 4)

@@ -78,11 +78,12 @@ enum SyntheticImages {
         return bytes
     }
 
-    /// A GIF89a with a `screen` logical screen and one frame of `frame` size (with a tiny LZW stream).
-    static func gif(screen: (Int, Int), frame: (Int, Int), trailer: Bool = true) -> [UInt8] {
+    /// A GIF89a with a `screen` logical screen and one frame of `frame` size placed at `origin`
+    /// (with a tiny LZW stream).
+    static func gif(screen: (Int, Int), frame: (Int, Int), origin: (Int, Int) = (0, 0), trailer: Bool = true) -> [UInt8] {
         var bytes = Array("GIF89a".utf8) + littleEndian16(screen.0) + littleEndian16(screen.1) + [0x80, 0, 0]
         bytes += [0, 0, 0, 255, 255, 255]  // Global colour table of 2 entries.
-        bytes += [0x2C, 0, 0, 0, 0] + littleEndian16(frame.0) + littleEndian16(frame.1) + [0]
+        bytes += [0x2C] + littleEndian16(origin.0) + littleEndian16(origin.1) + littleEndian16(frame.0) + littleEndian16(frame.1) + [0]
         bytes += [2, 2, 0x4C, 0x01, 0]  // LZW minimum code size 2, one sub-block, terminator.
         if trailer { bytes += [0x3B] }
         return bytes
