@@ -101,8 +101,12 @@ struct OriginFetcher: Sendable {
             let slot = try await slots?.acquire()
             do {
                 let response = try await watch.run { try await transport.send(request) }
-                watch.headArrived()
-                guard mayRetry, RetryPolicy.transientStatuses.contains(response.head.status) else { return (response, slot, watch) }
+                guard mayRetry, RetryPolicy.transientStatuses.contains(response.head.status) else {
+                    // Only the body that will be read is held to the rate: a retried response's
+                    // head starting the windows would let the wait before the retry run them out.
+                    watch.headArrived()
+                    return (response, slot, watch)
+                }
                 // The abandoned body's stream ends when `response` goes, which cancels its transfer.
                 slot?.release()
                 let retryAfter = RetryPolicy.retryAfter(response.head.headers.firstValue(for: "Retry-After"), now: clock())

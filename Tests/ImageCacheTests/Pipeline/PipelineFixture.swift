@@ -15,7 +15,8 @@ final class PipelineFixture: Sendable {
 
     init(
         retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5)), decoder: (any ImageDecoder)? = nil,
-        pressureMonitor: MemoryPressureMonitor? = nil, handler: @escaping LoopbackOrigin.Handler
+        pressureMonitor: MemoryPressureMonitor? = nil, minimumTransferRate: MinimumTransferRate? = .default,
+        handler: @escaping LoopbackOrigin.Handler
     ) async throws {
         origin = try await LoopbackOrigin.start(handler: handler)
         store = try PersistentStore(directory: folder.url)
@@ -25,6 +26,7 @@ final class PipelineFixture: Sendable {
         // fetch-bound suite tests it), and a loaded run can keep the cooperative pool busy long
         // enough for a wall-clock bound to end the fetch a test watches. Ten minutes bounds a hang.
         configuration.fetchDeadline = .seconds(600)
+        configuration.minimumTransferRate = minimumTransferRate
         if let decoder { configuration.decoder = decoder }
         if let pressureMonitor { configuration.memoryPressureMonitor = pressureMonitor }
         pipeline = ImagePipeline(configuration: configuration)
