@@ -19,7 +19,7 @@ struct LiveCacheTests {
         #expect(await writer.waitUntilReady())
         let png = GeneratedImages.png(seed: 9)
         let origin = try await LoopbackOrigin.start { _ in
-            OriginResponse(headers: [HeaderLine("Cache-Control", "max-age=60")], body: png)
+            OriginResponse(headers: [HeaderLine("Cache-Control", "max-age=3600")], body: png)
         }
         let urls = cache.url.appendingPathComponent("urls.txt")
         try Data((1...5).map { origin.url("/live/\($0).png").absoluteString }.joined(separator: "\n").utf8).write(to: urls)

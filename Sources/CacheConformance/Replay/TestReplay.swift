@@ -14,10 +14,11 @@ package struct TestReplay: Sendable {
     package let transport: any HTTPTransport
     /// Where the test's store is made (and removed afterwards).
     package let scratchFolder: URL
-    /// How long one request may take in real time: 30 s, where upstream's harness allows 10. The
-    /// replay's time is its ``ReplayClock``'s, so this only bounds a hang, and a machine busy with
-    /// other work must not turn into a cache's miss.
-    package var requestTimeout: Duration = .seconds(30)
+    /// How long one request may take in real time: five minutes, where upstream's harness allows
+    /// 10 s. The replay's time is its ``ReplayClock``'s, so this only bounds a hang, and a machine
+    /// busy with other work (a first batch of stores opened beside another test run's writes) must
+    /// not turn into a cache's miss.
+    package var requestTimeout: Duration = .seconds(300)
     /// Adjusts each test's cache configuration (after the replay's own settings); nothing by default.
     package var configureCache: @Sendable (inout HTTPCache.Configuration) -> Void = { _ in }
 

@@ -22,7 +22,7 @@ struct BodyLimitTests {
         let bomb = GzipEncoder.zeros(count: mebibytes * 1024 * 1024)
         let origin = try await LoopbackOrigin.start { _ in
             OriginResponse(
-                headers: headers(("Content-Encoding", "gzip"), ("Content-Type", "image/png"), ("Cache-Control", "max-age=60")),
+                headers: headers(("Content-Encoding", "gzip"), ("Content-Type", "image/png"), ("Cache-Control", "max-age=3600")),
                 body: bomb, bodyPacing: BodyPacing(chunkBytes: 4 * 1024, interval: .milliseconds(20), holdAfterBytes: 16 * 1024))
         }
         defer { Task { await origin.stop() } }

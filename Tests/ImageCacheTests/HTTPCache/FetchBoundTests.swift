@@ -27,10 +27,10 @@ struct FetchBoundTests {
     static func origin(pacing: BodyPacing?, delay: Duration = .zero) async throws -> LoopbackOrigin {
         try await LoopbackOrigin.start { request in
             if request.path == "/quick" {
-                return OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: Data("ok".utf8))
+                return OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: Data("ok".utf8))
             }
             return OriginResponse(
-                headers: headers(("Cache-Control", "max-age=60")), body: body, delay: delay, bodyPacing: pacing)
+                headers: headers(("Cache-Control", "max-age=3600")), body: body, delay: delay, bodyPacing: pacing)
         }
     }
 
@@ -42,7 +42,7 @@ struct FetchBoundTests {
     }
 
     @Test("a body dribbled at 400 bytes/s ends below the minimum rate, and its slot serves the next fetch",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(10)))
     func dribbleEndsAtMinimumRate() async throws {
         let origin = try await Self.origin(pacing: BodyPacing(chunkBytes: 40, interval: .milliseconds(100)))
         defer { Task { await origin.stop() } }
@@ -66,7 +66,7 @@ struct FetchBoundTests {
     }
 
     @Test("a body that stalls after its first bytes ends at the deadline, and its slot serves the next fetch",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(10)))
     func stallEndsAtDeadline() async throws {
         let origin = try await Self.origin(pacing: BodyPacing(chunkBytes: 4096, interval: .seconds(3600)))
         defer { Task { await origin.stop() } }
@@ -82,7 +82,7 @@ struct FetchBoundTests {
         #expect(try await cache.response(for: HTTPCacheRequest(url: origin.url("/quick"))).head.status == 200)
     }
 
-    @Test("a head that never comes ends at the deadline, before the idle timeout", .timeLimit(.minutes(1)))
+    @Test("a head that never comes ends at the deadline, before the idle timeout", .timeLimit(.minutes(10)))
     func silentOriginEndsAtDeadline() async throws {
         let origin = try await Self.origin(pacing: nil, delay: .seconds(3600))
         defer { Task { await origin.stop() } }
@@ -99,12 +99,12 @@ struct FetchBoundTests {
     }
 
     @Test("the pipeline's configuration bounds its fetches: a dribbled image fails with the bound as its cause",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(10)))
     func pipelineDribbleEnds() async throws {
         let image = PNGEncoder.encode(width: 600, height: 600) { x, y in (UInt8(x & 0xFF), UInt8(y & 0xFF), 7) }
         let origin = try await LoopbackOrigin.start { _ in
             OriginResponse(
-                headers: headers(("Content-Type", "image/png"), ("Cache-Control", "max-age=60")), body: image,
+                headers: headers(("Content-Type", "image/png"), ("Cache-Control", "max-age=3600")), body: image,
                 bodyPacing: BodyPacing(chunkBytes: 40, interval: .milliseconds(100)))
         }
         defer { Task { await origin.stop() } }

@@ -50,7 +50,7 @@ struct FetchLimitTests {
         let gate = OriginGate()
         let origin = try await LoopbackOrigin.start { _ in
             await gate.pass()
-            return OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: Data("x".utf8))
+            return OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: Data("x".utf8))
         }
         defer { Task { await origin.stop() } }
         let folder = TemporaryDirectory("fetch-limit")

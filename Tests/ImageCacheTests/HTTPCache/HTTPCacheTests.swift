@@ -45,7 +45,7 @@ struct HTTPCacheTests {
     func storesAndReuses() async throws {
         // Already 20 s old when it left the origin (an upstream cache's Age).
         let fixture = try await Fixture { _ in
-            Self.text("hello", ("Cache-Control", "max-age=60"), ("Age", "20"), ("X-Two", "a"), ("X-Two", "b"))
+            Self.text("hello", ("Cache-Control", "max-age=3600"), ("Age", "20"), ("X-Two", "a"), ("X-Two", "b"))
         }
         let started = ContinuousClock.now
         let first = try await fixture.get("/a")
@@ -66,7 +66,7 @@ struct HTTPCacheTests {
 
     @Test("with a memory tier, the second answer comes from memory")
     func memoryTier() async throws {
-        let fixture = try await Fixture(memoryCostLimit: 1 << 20) { _ in Self.text("m", ("Cache-Control", "max-age=60")) }
+        let fixture = try await Fixture(memoryCostLimit: 1 << 20) { _ in Self.text("m", ("Cache-Control", "max-age=3600")) }
         _ = try await fixture.get("/m")
         #expect(try await fixture.get("/m").source == .cache(.memory))
     }

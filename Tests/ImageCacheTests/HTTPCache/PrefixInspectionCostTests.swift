@@ -54,7 +54,7 @@ struct PrefixInspectionCostTests {
     func inspectionIsLinear() async throws {
         let tiff = Self.tiffWithDirectoryAtEnd(width: 2048, height: 2048)  // 4 MiB: about 256 chunks of 16 KiB
         let origin = try await LoopbackOrigin.start { _ in
-            OriginResponse(headers: headers(("Content-Type", "image/tiff"), ("Cache-Control", "max-age=60")), body: tiff)
+            OriginResponse(headers: headers(("Content-Type", "image/tiff"), ("Cache-Control", "max-age=3600")), body: tiff)
         }
         defer { Task { await origin.stop() } }
         let folder = TemporaryDirectory("prefix-cost")

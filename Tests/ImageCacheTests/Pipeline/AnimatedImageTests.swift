@@ -13,7 +13,7 @@ struct AnimatedImageTests {
     static let blue: AnimatedImages.Colour = (0, 0, 255)
 
     static func decoded(_ body: Data, path: String) async throws -> ImageResponse {
-        let fixture = try await PipelineFixture { _ in OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: body) }
+        let fixture = try await PipelineFixture { _ in OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: body) }
         var request = fixture.request(path, policy: .duringAppSession)
         request.processing = .original
         return try await fixture.pipeline.image(for: request)

@@ -12,7 +12,7 @@ struct LoaderTests {
     @Test("100 concurrent identical requests cost one origin request")
     func coalescing() async throws {
         let fixture = try await PipelineFixture { _ in
-            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.image, delay: .milliseconds(300))
+            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: LoaderTests.image, delay: .milliseconds(300))
         }
         let request = fixture.request("/c.jpg")
         let responses = try await withThrowingTaskGroup(of: ImageResponse.self) { group in
@@ -29,7 +29,7 @@ struct LoaderTests {
         // The second load is slow enough for both of its callers to join it on a loaded machine.
         let fixture = try await PipelineFixture { request in
             OriginResponse(
-                headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.image,
+                headers: headers(("Cache-Control", "max-age=3600")), body: LoaderTests.image,
                 delay: request.path == "/slow2.jpg" ? .seconds(3) : .milliseconds(400))
         }
         let request = fixture.request("/slow.jpg")
@@ -67,7 +67,7 @@ struct LoaderTests {
             }
             if attempt == 1 { return OriginResponse(status: 503, headers: headers(("Retry-After", "0"))) }
             if attempt == 2 { return .dropConnection }
-            return OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.image)
+            return OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: LoaderTests.image)
         }
         let response = try await fixture.pipeline.image(for: fixture.request("/flaky.jpg"))
         #expect(response.data == Self.image)
@@ -168,7 +168,7 @@ struct LoaderTests {
     @Test("progress reports the body as it arrives")
     func progress() async throws {
         let fixture = try await PipelineFixture { _ in
-            OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: LoaderTests.image)
+            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: LoaderTests.image)
         }
         let seen = Mutex<[Int]>([])
         _ = try await fixture.pipeline.image(for: fixture.request("/progress.jpg")) { received, _ in

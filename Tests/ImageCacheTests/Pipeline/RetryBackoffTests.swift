@@ -25,7 +25,7 @@ struct RetryBackoffTests {
                 return times.count
             }
             if attempt <= failures { return OriginResponse(status: 503, headers: headers()) }
-            return OriginResponse(headers: headers(("Cache-Control", "max-age=60")), body: RetryBackoffTests.image)
+            return OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: RetryBackoffTests.image)
         }
         let response = try await fixture.pipeline.image(for: fixture.request("/backoff.png"))
         #expect(response.data == Self.image)
