@@ -44,3 +44,6 @@ for workload in ["feed", "tiny"]:
         line("reference build: eviction to 50 %", [ref["evict_ms"] for _, ref in pairs], " ms", 1)
         line("eviction, this build ÷ reference (time)", [mine["evict_ms"] / ref["evict_ms"] for mine, ref in pairs], "×")
         line("reference build: first warm reopen", [ref["open_ms"] for _, ref in pairs], " ms")
+        line("reference build: cold reopen", [ref["open_cold_ms"] for _, ref in pairs if ref["open_cold_ms"]], " ms")
+        line("cold reopen, this build ÷ reference (time)",
+             [mine["open_cold_ms"] / ref["open_cold_ms"] for mine, ref in pairs if mine["open_cold_ms"] and ref["open_cold_ms"]], "×")

@@ -185,21 +185,15 @@ struct StoreOpener {
         if FlushMarker.hasUnflushedWritesFromEarlierBoot(in: layout) {
             throw Problem.damaged("the machine went down with unflushed writes")
         }
-        var marker: FlushMarker?
-        if case .periodic = configuration.durability {
-            marker = try FlushMarker(layout: layout, sharing: configuration.sharing)
-        }
+        // The index opens beside LMDB (see ``ConcurrentStep``), and is joined (and closed) before
+        // any failure below moves the store's files aside.
+        let indexOpening = ConcurrentStep { [self] in try withReserveOnFullDisk { try openIndex() } }
+        var indexTaken = false
         let blobs: BlobStore
         do {
-            blobs = try BlobStore(
-                directory: layout.blobs, durability: configuration.durability,
-                initialMapBytes: configuration.initialMapBytes ?? Self.defaultMapBytes(byteLimit: configuration.byteLimit),
-                flushMarker: marker, sharing: configuration.sharing)
-        } catch let .damaged(reason) {
-            throw Problem.damaged("blob store: \(reason)")
-        } catch let .otherLayout(reason) {
-            throw Problem.otherFormat(reason)
-        } catch let .failed(error) {
+            blobs = try openBlobs()
+        } catch {
+            indexOpening.abandon { $0.close() }
             throw error
         }
         do {
@@ -210,7 +204,8 @@ struct StoreOpener {
             }
             let index: MetadataIndex
             do {
-                index = try withReserveOnFullDisk { try openIndex(blobs) }
+                indexTaken = true
+                index = try indexOpening.value()
             } catch let error as StorageError where error.isOutOfSpace {
                 // Not even the index's shared-memory file fits: index LMDB's records in memory
                 // for this process; reads and listings work, writes resume once there is room,
@@ -249,10 +244,31 @@ struct StoreOpener {
                 throw error
             }
         } catch {
+            if !indexTaken { indexOpening.abandon { $0.close() } }
             blobs.close()
             if case let StorageError.lmdb(_, code, message) = error, LMDBError.meansCorruption(code) {
                 throw Problem.damaged("blob store: \(message)")
             }
+            throw error
+        }
+    }
+
+    /// Opens LMDB's half, with the flush marker that periodic durability keeps beside it.
+    private func openBlobs() throws -> BlobStore {
+        var marker: FlushMarker?
+        if case .periodic = configuration.durability {
+            marker = try FlushMarker(layout: layout, sharing: configuration.sharing)
+        }
+        do {
+            return try BlobStore(
+                directory: layout.blobs, durability: configuration.durability,
+                initialMapBytes: configuration.initialMapBytes ?? Self.defaultMapBytes(byteLimit: configuration.byteLimit),
+                flushMarker: marker, sharing: configuration.sharing)
+        } catch let .damaged(reason) {
+            throw Problem.damaged("blob store: \(reason)")
+        } catch let .otherLayout(reason) {
+            throw Problem.otherFormat(reason)
+        } catch let .failed(error) {
             throw error
         }
     }
@@ -293,7 +309,7 @@ struct StoreOpener {
     }
 
     /// Opens the index; a damaged one is moved aside and rebuilt from LMDB by the first catch-up.
-    private func openIndex(_ blobs: BlobStore) throws -> MetadataIndex {
+    private func openIndex() throws -> MetadataIndex {
         do {
             return try MetadataIndex(
                 path: layout.index.path, sharing: configuration.sharing, logBoundBytes: configuration.indexLogBoundBytes)
