@@ -109,6 +109,7 @@ final class BlobStore: @unchecked Sendable {
             }
         }
         let dataFile = directory.appendingPathComponent("data.mdb")
+        let creating = !readOnly && access(dataFile.path, F_OK) != 0
         // LMDB opens its files by name: it would follow a link planted there, and wait forever
         // on a FIFO.
         for name in ["data.mdb", "lock.mdb"] {
@@ -133,6 +134,17 @@ final class BlobStore: @unchecked Sendable {
         if !readOnly {
             StoreFiles.tighten(dataFile.path, to: fileMode)
             StoreFiles.tighten(directory.appendingPathComponent("lock.mdb").path, to: fileMode)
+        }
+        if creating {
+            // LMDB made `data.mdb` and syncs only the file: its name in `blobs/` reaches the disk
+            // now, before the first commit, or a power loss could keep every synced commit and
+            // lose the file they went to.
+            do {
+                try StoreFiles.sync(directory, operation: "sync the folder holding the new data file")
+            } catch {
+                mdb_env_close(env)
+                throw .failed(error as? StorageError ?? .io(path: directory.path, operation: "sync", errno: errno, message: "\(error)"))
+            }
         }
         // A file cut short maps pages that are not there: reading one would raise SIGBUS.
         // Compare the size LMDB's meta page promises with the file's real size first.

@@ -63,6 +63,15 @@ struct PowerLossTests {
         let syncs = writes.operations.filter { if case .sync = $0 { true } else { false } }
         #expect(acks.count == Self.batches, "the recording holds every acknowledgement")
         #expect(syncs.count > 0, "the recording holds the store's syncs")
+        // The data file's name is made durable before anything is acknowledged: LMDB syncs only the
+        // file, and without the folder's sync a power loss may keep every commit and lose the file.
+        let created = writes.operations.firstIndex { if case let .create(path) = $0 { path.hasSuffix("/blobs/data.mdb") } else { false } }
+        let firstAck = writes.operations.firstIndex { if case let .mark(text) = $0 { text.hasPrefix("ack ") } else { false } }
+        let folderSynced = writes.operations.indices.contains { index in
+            guard case let .sync(path) = writes.operations[index] else { return false }
+            return path.hasSuffix("/blobs") && index > (created ?? .max) && index < (firstAck ?? .max)
+        }
+        #expect(created != nil && folderSynced, "blobs/ is synced after LMDB creates data.mdb, before the first acknowledgement")
 
         // States are opened in memory when the machine has a tmpfs there: the next boot's syncs
         // then cost nothing, and a state is a few megabytes written and removed.
