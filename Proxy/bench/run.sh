@@ -8,9 +8,14 @@
 #           each request decodes, resizes and encodes;
 #   reval   256-pixel thumbnails of sources with max-age=1: each thumbnail's source is stale about
 #           once a second and is revalidated (If-None-Match, 304).
-# Prints a Markdown table; the raw results go to $BENCH_DIR/results.jsonl.
+# With ROUNDS=N, each round runs the servers in order and then in reverse order (the first to run
+# meets a machine the others have not yet warmed, and the page cache and CPU clocks move the
+# figures); the table gives each row's median over every run, and the goals' ratios are taken per
+# run, between servers of the same round and order, then their median. Prints Markdown tables;
+# the raw results go to $BENCH_DIR/results.jsonl.
 #
-#   Proxy/bench/run.sh            # SECONDS_PER_RUN=10 by default
+#   Proxy/bench/run.sh                        # SECONDS_PER_RUN=10, ROUNDS=1 by default
+#   ROUNDS=3 CONNECTIONS=64 Proxy/bench/run.sh
 #
 # Everything listens on 127.0.0.1 only; each run is bounded by SECONDS_PER_RUN. nginx, its image
 # filter module and wrk come from Debian, thumbor from PyPI into a virtual environment: installed
@@ -22,6 +27,7 @@ export BENCH_DIR=${BENCH_DIR:-"$PROXY_PACKAGE/bench-out"}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
 CONNECTIONS=${CONNECTIONS:-"1 16 64"}
 SYSTEMS=${SYSTEMS:-"imagecache-proxy nginx thumbor"}
+ROUNDS=${ROUNDS:-1}
 GENERATED_IMAGES=${GENERATED_IMAGES:-24}
 ORIGIN_PORT=18080 PROXY_PORT=18081 NGINX_PORT=18082 RESIZER_PORT=18083 THUMBOR_PORT=18084
 KEY="bench-signing-key"
@@ -78,7 +84,7 @@ warm() {
 measure() {
   local line
   line=$("$PY" "$HERE/measure.py" "$6" "$4" "$3" "$SECONDS_PER_RUN" "http://127.0.0.1:$5")
-  echo "$line" | "$PY" -c "import json,sys; r=json.loads(sys.stdin.read()); r.update(system='$1', scenario='$2'); print(json.dumps(r))" >>"$results"
+  echo "$line" | "$PY" -c "import json,sys; r=json.loads(sys.stdin.read()); r.update(system='$1', scenario='$2', round=$ROUND, order='$ORDER'); print(json.dumps(r))" >>"$results"
   tail -n 1 "$results" >&2
 }
 
@@ -103,38 +109,51 @@ run_system() {
   for connections in $CONNECTIONS; do measure "$system" reval "$connections" "$plans/short" "$port" "$pid"; done
 }
 
-for system in $SYSTEMS; do
-  case "$system" in
-  imagecache-proxy)
-    rm -rf "$BENCH_DIR/proxy-cache"
-    "$PROXY_BIN" serve --port "$PROXY_PORT" --cache-path "$BENCH_DIR/proxy-cache" --key "$KEY" \
-      --allow-private-sources --log-level warning &
-    pid=$!
-    pids+=($pid)
-    wait_for_port "$PROXY_PORT"
-    run_system imagecache-proxy "$PROXY_PORT" "$pid" proxy
-    ;;
-  nginx)
-    rm -rf "$BENCH_DIR"/nginx-thumbs "$BENCH_DIR"/nginx-originals
-    sed -e "s|@DIR@|$BENCH_DIR|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@RESIZER_PORT@|$RESIZER_PORT|g" \
-      -e "s|@ORIGIN_PORT@|$ORIGIN_PORT|g" "$HERE/nginx.conf.template" >"$BENCH_DIR/nginx.conf"
-    nginx -c "$BENCH_DIR/nginx.conf" -p "$BENCH_DIR" &
-    pid=$!
-    pids+=($pid)
-    wait_for_port "$NGINX_PORT"
-    run_system nginx "$NGINX_PORT" "$pid" nginx
-    ;;
-  thumbor)
-    rm -rf "$BENCH_DIR"/thumbor-storage "$BENCH_DIR"/thumbor-results
-    sed -e "s|@DIR@|$BENCH_DIR|g" "$HERE/thumbor.conf.template" >"$BENCH_DIR/thumbor.conf"
-    "$BENCH_DIR/venv/bin/thumbor" --ip 127.0.0.1 --port "$THUMBOR_PORT" --conf "$BENCH_DIR/thumbor.conf" \
-      --processes "$(nproc)" -l warning &
-    pid=$!
-    pids+=($pid)
-    wait_for_port "$THUMBOR_PORT"
-    run_system thumbor "$THUMBOR_PORT" "$pid" thumbor
-    ;;
-  esac
-  stop "$pid"
+run_systems() {
+  for system in "$@"; do
+    case "$system" in
+    imagecache-proxy)
+      rm -rf "$BENCH_DIR/proxy-cache"
+      "$PROXY_BIN" serve --port "$PROXY_PORT" --cache-path "$BENCH_DIR/proxy-cache" --key "$KEY" \
+        --allow-private-sources --log-level warning &
+      pid=$!
+      pids+=($pid)
+      wait_for_port "$PROXY_PORT"
+      run_system imagecache-proxy "$PROXY_PORT" "$pid" proxy
+      ;;
+    nginx)
+      rm -rf "$BENCH_DIR"/nginx-thumbs "$BENCH_DIR"/nginx-originals
+      sed -e "s|@DIR@|$BENCH_DIR|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@RESIZER_PORT@|$RESIZER_PORT|g" \
+        -e "s|@ORIGIN_PORT@|$ORIGIN_PORT|g" "$HERE/nginx.conf.template" >"$BENCH_DIR/nginx.conf"
+      nginx -c "$BENCH_DIR/nginx.conf" -p "$BENCH_DIR" &
+      pid=$!
+      pids+=($pid)
+      wait_for_port "$NGINX_PORT"
+      run_system nginx "$NGINX_PORT" "$pid" nginx
+      ;;
+    thumbor)
+      rm -rf "$BENCH_DIR"/thumbor-storage "$BENCH_DIR"/thumbor-results
+      sed -e "s|@DIR@|$BENCH_DIR|g" "$HERE/thumbor.conf.template" >"$BENCH_DIR/thumbor.conf"
+      "$BENCH_DIR/venv/bin/thumbor" --ip 127.0.0.1 --port "$THUMBOR_PORT" --conf "$BENCH_DIR/thumbor.conf" \
+        --processes "$(nproc)" -l warning &
+      pid=$!
+      pids+=($pid)
+      wait_for_port "$THUMBOR_PORT"
+      run_system thumbor "$THUMBOR_PORT" "$pid" thumbor
+      ;;
+    esac
+    stop "$pid"
+  done
+}
+
+reversed=()
+for system in $SYSTEMS; do reversed=("$system" "${reversed[@]}"); done
+for ROUND in $(seq 1 "$ROUNDS"); do
+  ORDER=forward
+  run_systems $SYSTEMS
+  if [ "$ROUNDS" -gt 1 ]; then
+    ORDER=reverse
+    run_systems "${reversed[@]}"
+  fi
 done
 "$PY" "$HERE/render.py" "$results"
