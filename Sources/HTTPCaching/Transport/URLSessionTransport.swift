@@ -1,5 +1,6 @@
 import CacheStorage
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -61,14 +62,59 @@ public final class URLSessionTransport: HTTPTransport {
         continuation.onTermination = { termination in
             if case .cancelled = termination { task.cancelElsewhere() }
         }
+        let start = Mutex(TaskStart.pending)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (headContinuation: CheckedContinuation<TransportResponse, any Error>) in
+                guard start.withLock({ $0.begin() }) else {
+                    headContinuation.resume(throwing: CancellationError())
+                    return
+                }
                 delegate.register(
                     task, head: headContinuation, body: body, chunks: continuation, maxBodyBytes: request.maxBodyBytes)
                 task.resume()
+                if start.withLock({ $0.finishStarting() }) { task.cancelElsewhere() }
             }
         } onCancel: {
-            task.cancelElsewhere()
+            if start.withLock({ $0.cancel() }) { task.cancelElsewhere() }
+        }
+    }
+
+    /// Where a data task is on its way to starting, so that a cancellation is sent only after
+    /// `resume()`: on Linux a task cancelled before it was resumed is never started and never
+    /// completes, so nothing would ever answer the request's continuation. A cancellation that
+    /// comes first (a task already cancelled when it sends) ends the request before it starts;
+    /// one that comes while it starts is sent once `resume()` has returned.
+    private enum TaskStart {
+        case pending, starting, cancelledWhileStarting, started, cancelled
+
+        /// Whether the task may start: not when it was cancelled first.
+        mutating func begin() -> Bool {
+            guard self == .pending else { return false }
+            self = .starting
+            return true
+        }
+
+        /// The task was resumed; whether a cancellation came meanwhile and is now to be sent.
+        mutating func finishStarting() -> Bool {
+            let cancelled = self == .cancelledWhileStarting
+            self = .started
+            return cancelled
+        }
+
+        /// A cancellation; whether to send it to the task now.
+        mutating func cancel() -> Bool {
+            switch self {
+            case .pending:
+                self = .cancelled
+                return false
+            case .starting:
+                self = .cancelledWhileStarting
+                return false
+            case .started:
+                return true
+            case .cancelledWhileStarting, .cancelled:
+                return false
+            }
         }
     }
 }

@@ -19,6 +19,32 @@ struct TransportCancellationTests {
     /// Rounds of fetch-and-cancel.
     static let rounds = Int(ProcessInfo.processInfo.environment["TRANSPORT_CANCELLATIONS"] ?? "") ?? 200
 
+    /// A task cancelled before its request starts: on Linux a URLSession task cancelled before
+    /// `resume()` never starts and never completes, so a cancellation sent then (from the handler
+    /// that runs at once for a task already cancelled) left the request's continuation waiting
+    /// for ever; a loaded run's loader test hung on exactly that. The limit only catches a hang.
+    @Test("a send from a task already cancelled ends at once with CancellationError, and nothing reaches the origin",
+          .timeLimit(.minutes(10)))
+    func cancelledBeforeSending() async throws {
+        let origin = try await LoopbackOrigin.start { _ in OriginResponse(headers: [], body: Data("x".utf8)) }
+        defer { Task { await origin.stop() } }
+        let transport = URLSessionTransport()
+        for round in 0..<50 {
+            let result = await Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await transport.send(TransportRequest(url: origin.url("/early/\(round)")))
+            }.result
+            guard case let .failure(error) = result, error is CancellationError else {
+                Issue.record("round \(round): \(result)")
+                continue
+            }
+        }
+        // The transport still serves a request that is not cancelled.
+        let response = try await transport.send(TransportRequest(url: origin.url("/after")))
+        #expect(response.head.status == 200)
+        #expect(origin.requests.filter { $0.target.hasPrefix("/early/") }.isEmpty)
+    }
+
     /// The time limit bounds a hang, far past a run's length on a busy machine (200 rounds of
     /// 16 MiB beside `tools/test --all`'s long suites); each cancellation has its own 30 s bound.
     @Test("every cancellation returns at once and ends its load", .timeLimit(.minutes(15)))
