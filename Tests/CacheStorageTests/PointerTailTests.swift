@@ -229,21 +229,23 @@ struct PointerTailTests {
         var pointerCounts: Set<Int> = []
         let environment = ["STORAGE_WORKER_STRICT": "1", "STORAGE_WORKER_NO_LIMIT": "1", "STORAGE_WORKER_MERGE": "24,8"]
         let kills = TestScale.current.tailMergeKills
+        var selfKilled = 0
         for cycle in 0..<kills {
-            let worker = try await WorkerProcess(
-                role: "writer", directory: folder.url, seed: UInt64(cycle + 1), environment: environment)
-            #expect(await worker.waitUntilReady(), "cycle \(cycle): worker did not start")
-            // Killed after a random number of acknowledged batches, not a random time: on a loaded
-            // machine a writer may acknowledge nothing for a while, and each cycle must move the
-            // store on for the kills to fall in different places of the rounds.
+            // Killed after a random number of acknowledged batches, not a random time, and by
+            // itself, within a few milliseconds of its own work after them: however loaded the
+            // machine (this process may not run for seconds), each cycle moves the store on by
+            // about that much, so the kills fall in different places of the rounds.
             let batches = Int.random(in: 1...24, using: &random)
-            let deadline = ContinuousClock.now + .seconds(30)
-            while worker.output.split(separator: "\n").filter({ $0.hasPrefix("ack ") }).count < batches, worker.isRunning,
-                ContinuousClock.now < deadline
-            {
-                try await Task.sleep(for: .milliseconds(1))
-            }
+            let worker = try await WorkerProcess(
+                role: "writer", directory: folder.url, seed: UInt64(cycle + 1),
+                environment: environment.merging(["STORAGE_WORKER_KILL_AFTER": "\(batches),5000"]) { $1 })
+            #expect(await worker.waitUntilReady(), "cycle \(cycle): worker did not start")
+            let deadline = ContinuousClock.now + .seconds(600)
+            while worker.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            if !worker.isRunning { selfKilled += 1 }
             await worker.kill()
+            let acks = worker.output.split(separator: "\n").filter { $0.hasPrefix("ack ") }.count
+            #expect(acks >= batches, "cycle \(cycle): killed after \(acks) batches, not \(batches): \(worker.errors)")
             acknowledged.merge(CrashTests.acknowledged(worker.output)) { max($0, $1) }
             // Reopened with `.throwError`, verified, nothing quarantined.
             let present = try await CrashTests.checkInvariants(folder.url, cycle: cycle)
@@ -255,12 +257,13 @@ struct PointerTailTests {
             pointerCounts.insert(try Self.counts(store).records)
             store.close()
         }
-        print("killed inside rounds (\(TestScale.current)): \(kills) kills, \(acknowledged.count) keys checked after every kill, \(pointerCounts.count) counts of pointers")
+        print("killed inside rounds (\(TestScale.current)): \(kills) kills (\(selfKilled) by the writer itself), \(acknowledged.count) keys checked after every kill, \(pointerCounts.count) counts of pointers")
+        #expect(selfKilled == kills, "a writer outlived its hang bound and was killed by the test")
         #expect(acknowledged.count > 100, "the writers acknowledged too little for the test to prove anything")
         // Slices wrote pointers between kills: more than five different counts in 40 kills. Once
         // every key is stored, the count differs only by the pairs a kill left in the tail, so how
-        // many counts show up follows the number of kills (each cycle acknowledges at least one
-        // batch, up to 24, before its kill).
+        // many counts show up follows the number of kills (each cycle acknowledges 1 to 24
+        // batches, and a few milliseconds' more work, before its kill).
         #expect(pointerCounts.count > kills / 8, "\(pointerCounts.count) distinct counts of pointers in records")
     }
 

@@ -67,6 +67,10 @@ struct StorageWorker {
         // STORAGE_WORKER_BATCHES=N: a writer stops after N batches; STORAGE_WORKER_PAUSE_MS=N
         // sleeps between them, so periodic flushes fall between commits.
         let batchLimit = environment["STORAGE_WORKER_BATCHES"].flatMap(Int.init) ?? Int.max
+        // STORAGE_WORKER_KILL_AFTER=BATCHES,MICROSECONDS: once a writer has acknowledged BATCHES
+        // batches it kills itself (SIGKILL) within MICROSECONDS, writing on meanwhile, so the kill
+        // lands after exactly that much work however slowly the test's own process runs.
+        let killAfter = environment["STORAGE_WORKER_KILL_AFTER"]?.split(separator: ",").compactMap({ Int($0) })
         let pause = environment["STORAGE_WORKER_PAUSE_MS"].flatMap(Int.init) ?? 0
         var generation = seed << 32
         let deadline = seconds > 0 ? Date().addingTimeInterval(seconds) : Date.distantFuture
@@ -114,6 +118,9 @@ struct StorageWorker {
                         exit(2)
                     }
                     ok += 1
+                    if role == "writer", let killAfter, killAfter.count == 2, ok == killAfter[0] {
+                        SelfKill.start(within: killAfter[1], random: &random)
+                    }
                 } catch {
                     errors += 1
                     FileHandle.standardError.write(Data("\(role): \(error)\n".utf8))
@@ -334,5 +341,18 @@ struct HoldingLogHandler: LogHandler {
         guard let hold, event.message.description.contains(hold) else { return }
         FileHandle.standardOutput.write(Data("holding\n".utf8))
         while true { sleep(3600) }
+    }
+}
+
+/// A SIGKILL the worker sends itself from a thread of its own, a random time from now, while its
+/// other threads go on with what they do.
+enum SelfKill {
+    static func start(within microseconds: Int, random: inout SeededRandom) {
+        let delay = useconds_t(random.next() % UInt64(max(1, microseconds)))
+        let thread = Thread {
+            usleep(delay)
+            kill(getpid(), SIGKILL)
+        }
+        thread.start()
     }
 }
