@@ -42,7 +42,7 @@ public final class ImageProxy: Sendable {
     /// The options it runs with.
     public let options: Options
     /// Paths already parsed and checked (a signature is checked once per path), up to 8 MiB of paths.
-    private let checkedPaths = Memo<Result<ProxyRequestPath, ProxyRequestError>>(costLimit: 8 << 20)
+    private let checkedPaths = Memo<Result<CheckedPath, ProxyRequestError>>(costLimit: 8 << 20)
     /// Answers prepared per path and `Accept` from responses the memory tier hands out, reused while
     /// it hands out the same one. A remembered response keeps its bytes and pixels alive after the
     /// memory tier lets them go, so what it holds is bounded too: 32 MiB.
@@ -56,12 +56,13 @@ public final class ImageProxy: Sendable {
 
     /// The answer to `GET path`.
     public func answer(path: Substring, accept: String?, ifNoneMatch: String?) async -> ProxyAnswer {
+        if let ready = answerAtOnce(path: path, accept: accept, ifNoneMatch: ifNoneMatch) { return ready }
         let parsed: ProxyRequestPath
+        let request: ImageRequest
         switch check(path) {
-        case let .success(checked): parsed = checked
+        case let .success(checked): (parsed, request) = (checked.path, checked.request)
         case let .failure(error): return .error(error.status, error.description)
         }
-        let request = ImageRequest(url: parsed.source, processing: parsed.processing.processing)
         let started = ContinuousClock.now
         if let hit = pipeline.cachedImage(for: request) {
             options.metrics?.record(hit, duration: ContinuousClock.now - started)
@@ -91,16 +92,45 @@ public final class ImageProxy: Sendable {
         return await answer(response, for: request, path: parsed, accept: accept, ifNoneMatch: ifNoneMatch)
     }
 
+    /// The answer to `GET path` when it can be given at once, without waiting for anything: a
+    /// path that does not parse or whose signature is wrong, or an image the memory tier holds
+    /// whose answer was prepared before (a thumbnail asked for again). Nil when the answer needs a
+    /// load or an encode. The server's event loops call it for every request
+    /// (``MemoryAnswerHandler``), so it takes only short locks.
+    public func answerAtOnce(path: Substring, accept: String?, ifNoneMatch: String?) -> ProxyAnswer? {
+        let checked: CheckedPath
+        switch check(path) {
+        case let .success(found): checked = found
+        case let .failure(error): return .error(error.status, error.description)
+        }
+        let started = ContinuousClock.now
+        guard let hit = pipeline.cachedImage(for: checked.request), let known = prepared[Self.preparedKey(checked.path, accept)],
+            known.response == hit
+        else { return nil }
+        options.metrics?.record(hit, duration: ContinuousClock.now - started)
+        return known.answer(ifNoneMatch: ifNoneMatch)
+    }
+
+    private static func preparedKey(_ path: ProxyRequestPath, _ accept: String?) -> String {
+        path.signedPart + "\u{0}" + (accept ?? "")
+    }
+
+    /// A path parsed and its signature checked, with the request it makes.
+    private struct CheckedPath: Sendable {
+        let path: ProxyRequestPath
+        let request: ImageRequest
+    }
+
     /// `path` parsed with its signature checked, from the memo when it was seen before.
-    private func check(_ path: Substring) -> Result<ProxyRequestPath, ProxyRequestError> {
+    private func check(_ path: Substring) -> Result<CheckedPath, ProxyRequestError> {
         let key = String(path)
         if let known = checkedPaths[key] { return known }
-        let result = Result { () throws(ProxyRequestError) -> ProxyRequestPath in
+        let result = Result { () throws(ProxyRequestError) -> CheckedPath in
             let parsed = try ProxyRequestPath(parsing: path)
             try checkSignature(parsed)
-            return parsed
+            return CheckedPath(path: parsed, request: ImageRequest(url: parsed.source, processing: parsed.processing.processing))
         }
-        checkedPaths.remember(result, for: key, cost: 2 * key.utf8.count + 256)
+        checkedPaths.remember(result, for: key, cost: 3 * key.utf8.count + 512)
         return result
     }
 
@@ -138,34 +168,17 @@ public final class ImageProxy: Sendable {
     private func answer(
         _ response: ImageResponse, for request: ImageRequest, path: ProxyRequestPath, accept: String?, ifNoneMatch: String?
     ) async -> ProxyAnswer {
-        let key = path.signedPart + "\u{0}" + (accept ?? "")
-        let ready: PreparedAnswer
-        if let known = prepared[key], known.response == response {
-            ready = known
-        } else {
-            guard let made = await prepare(response, for: request, spec: path.processing, accept: accept) else {
-                return .error(502, "The processed image could not be encoded.")
-            }
-            ready = made
-            // Only a memory hit's response is worth keeping: the next request gets the same one.
-            // A loaded response (the original's bytes with the thumbnail's pixels) is never seen again.
-            if response.source == .memory {
-                prepared.remember(made, for: key, cost: made.body.count + response.data.count + (response.decoded?.cost ?? 0))
-            }
+        let key = Self.preparedKey(path, accept)
+        if let known = prepared[key], known.response == response { return known.answer(ifNoneMatch: ifNoneMatch) }
+        guard let made = await prepare(response, for: request, spec: path.processing, accept: accept) else {
+            return .error(502, "The processed image could not be encoded.")
         }
-        var headers: [(name: String, value: String)] = [("Cache-Control", ready.cacheControl()), ("ETag", ready.etag)]
-        if ready.varies { headers.append(("Vary", "Accept")) }
-        // Bytes from the source are shown as the image they are, never sniffed into a page; an
-        // SVG passed through as it is runs no script and loads nothing.
-        headers.append(("X-Content-Type-Options", "nosniff"))
-        if ready.contentType == ImageFormat.svg.mimeType {
-            headers.append(("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox"))
+        // Only a memory hit's response is worth keeping: the next request gets the same one.
+        // A loaded response (the original's bytes with the thumbnail's pixels) is never seen again.
+        if response.source == .memory {
+            prepared.remember(made, for: key, cost: made.body.readableBytes + response.data.count + (response.decoded?.cost ?? 0))
         }
-        if let ifNoneMatch, Self.matches(ifNoneMatch, etag: ready.etag) {
-            return ProxyAnswer(status: 304, headers: headers)
-        }
-        headers.insert(("Content-Type", ready.contentType), at: 0)
-        return ProxyAnswer(status: 200, headers: headers, body: ready.body)
+        return made.answer(ifNoneMatch: ifNoneMatch)
     }
 
     /// The answer's parts for `response`: the source's bytes for `original`, else the processed image.
@@ -211,12 +224,4 @@ public final class ImageProxy: Sendable {
 
     /// The quality of images this proxy encodes itself, the pipeline's thumbnails' own.
     static let quality = 85
-
-    /// Whether an `If-None-Match` value names `etag` (or is `*`); weak comparison, as §13.1.2 asks.
-    static func matches(_ ifNoneMatch: String, etag: String) -> Bool {
-        ifNoneMatch.split(separator: ",").contains { candidate in
-            let tag = candidate.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || tag == etag || tag == "W/" + etag
-        }
-    }
 }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import NIOCore
+import NIOPosix
 
 /// `imagecache-proxy`: serve (the default) or sign.
 @main
@@ -14,4 +16,13 @@ struct ProxyCommand: AsyncParsableCommand {
             """,
         subcommands: [Serve.self, Sign.self],
         defaultSubcommand: Serve.self)
+
+    /// Swift's tasks run on the server's event loops: a request's handler, its answer from memory
+    /// and the write of its response then stay on the thread that read it, instead of hopping to
+    /// Swift's own pool and back. The pipeline's long work (decoding, encoding, the store's
+    /// commits) runs on threads of its own, so the loops stay free for I/O.
+    static func main() async {
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        await main(nil)
+    }
 }

@@ -141,6 +141,7 @@ struct Serve: AsyncParsableCommand {
         let host = host
         let application = Application(
             router: ProxyServer.router(proxy: proxy, store: store, registry: registry),
+            server: ProxyServer.server(proxy: proxy),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

@@ -1,12 +1,16 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import ImageCache
+import ImageFormats
+import NIOCore
 
-/// What an image answer is made of, before the moment it is sent: the body, its type, its strong
-/// ETag, and its freshness as an instant (so that `max-age` counts down exactly while it is
-/// reused). Prepared once per loaded response and reused while the pipeline hands out that same
-/// response (a thumbnail served again from memory): hashing the body and reading the source's
-/// freshness then happen once, not per request.
+/// What an image answer is made of, before the moment it is sent: the body, its header fields
+/// (type, strong ETag, `Vary`, the content guards), and its freshness as an instant, so that
+/// `max-age` counts down exactly while it is reused. Prepared once per loaded response and reused
+/// while the pipeline hands out that same response (a thumbnail served again from memory):
+/// hashing the body, reading the source's freshness and building the fields then happen once,
+/// not per request.
 struct PreparedAnswer: Sendable {
     /// How long downstream caches may keep it.
     enum Freshness: Sendable {
@@ -17,19 +21,39 @@ struct PreparedAnswer: Sendable {
     }
 
     let response: ImageResponse
-    let body: Data
-    let contentType: String
-    let varies: Bool
+    let body: ByteBuffer
     let etag: String
     let freshness: Freshness
+    /// The fields a 304 carries too: everything but the type and `Cache-Control`.
+    private let validatorFields: HTTPFields
+    private let contentType: String
 
     init(response: ImageResponse, body: Data, contentType: String, varies: Bool) {
         self.response = response
-        self.body = body
+        self.body = ByteBuffer(data: body)
         self.contentType = contentType
-        self.varies = varies
         etag = Self.strongETag(of: body)
         freshness = Self.freshness(of: response)
+        var fields: HTTPFields = [.eTag: etag]
+        if varies { fields[.vary] = "Accept" }
+        // Bytes from the source are shown as the image they are, never sniffed into a page; an
+        // SVG passed through as it is runs no script and loads nothing.
+        fields[.xContentTypeOptions] = "nosniff"
+        if contentType == ImageFormat.svg.mimeType {
+            fields[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+        }
+        validatorFields = fields
+    }
+
+    /// The answer to a request with `ifNoneMatch`, at `now`: a 304 when it names this ETag.
+    func answer(ifNoneMatch: String?, now: Date = Date()) -> ProxyAnswer {
+        var fields = validatorFields
+        fields[.cacheControl] = cacheControl(now: now)
+        if let ifNoneMatch, Self.matches(ifNoneMatch, etag: etag) {
+            return ProxyAnswer(status: 304, fields: fields)
+        }
+        fields[.contentType] = contentType
+        return ProxyAnswer(status: 200, fields: fields, body: body)
     }
 
     /// `Cache-Control` now.
@@ -61,4 +85,16 @@ struct PreparedAnswer: Sendable {
         text.append(UInt8(ascii: "\""))
         return String(decoding: text, as: UTF8.self)
     }
+
+    /// Whether an `If-None-Match` value names `etag` (or is `*`); weak comparison, as §13.1.2 asks.
+    static func matches(_ ifNoneMatch: String, etag: String) -> Bool {
+        ifNoneMatch.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 }

@@ -2,16 +2,21 @@ import CacheStorage
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import ImageCache
 import ImageCacheMetrics
 import Logging
+import Metrics
 import NIOCore
-import NIOFoundationCompat
 import Prometheus
 
 /// The proxy's HTTP face on Hummingbird: `GET /healthz`, `GET /metrics` (Prometheus text) and
-/// `GET /<signature>/<processing>/<source>` for images (``ImageProxy``).
+/// `GET /<signature>/<processing>/<source>` for images (``ImageProxy``), with the answers memory
+/// can give at once written on the event loop (``MemoryAnswerHandler``).
 public enum ProxyServer {
+    /// The paths of the server's own routes, which are never image paths.
+    static let ownRoutes: Set<Substring> = ["/healthz", "/metrics"]
+
     /// The router: the three routes, nothing else.
     public static func router(
         proxy: ImageProxy, store: PersistentStore?, registry: PrometheusCollectorRegistry?
@@ -33,19 +38,15 @@ public enum ProxyServer {
         router.get("**") { request, _ -> Response in
             let answer = await proxy.answer(
                 path: Substring(request.uri.path), accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch])
-            return response(answer)
+            return Response(status: answer.head.status, headers: answer.head.headerFields, body: .init(byteBuffer: answer.body))
         }
         return router
     }
 
-    /// A proxy answer as Hummingbird sends it.
-    static func response(_ answer: ProxyAnswer) -> Response {
-        var fields = HTTPFields()
-        for (name, value) in answer.headers {
-            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-        }
-        return Response(
-            status: HTTPResponse.Status(code: answer.status), headers: fields,
-            body: .init(byteBuffer: ByteBuffer(data: answer.body)))
+    /// The HTTP/1.1 server, with memory's answers given on the event loop (counted as
+    /// `<prefix>_proxy_answers_at_once_total` when the proxy records metrics).
+    public static func server(proxy: ImageProxy) -> HTTPServerBuilder {
+        let answered = proxy.options.metrics.map { Counter(label: "\($0.prefix)_proxy_answers_at_once_total") }
+        return .http1(configuration: .init(additionalChannelHandlers: [MemoryAnswerHandler(proxy: proxy, answered: answered)]))
     }
 }

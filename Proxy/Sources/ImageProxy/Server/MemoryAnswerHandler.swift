@@ -1,0 +1,81 @@
+import HTTPTypes
+import Metrics
+import NIOCore
+import NIOHTTPTypes
+
+/// Answers on the event loop, inside the channel, the requests ``ImageProxy/answerAtOnce(path:accept:ifNoneMatch:)``
+/// can answer without waiting (an image whose answer the memory tier still backs, a bad path or
+/// signature), and passes every other request on to Hummingbird's responder. A hit then costs a
+/// lookup and a write, with no task made, no thread changed and no router walked.
+///
+/// Answers keep the connection's order: while a request passed on has not had its response
+/// written, later requests are passed on too (an HTTP/1.1 client may send the next before the
+/// last is answered). Requests with a body, a `Connection` field other than `keep-alive` or a
+/// method other than GET, and the server's own routes, are always passed on, and so is everything
+/// once the server has been asked to shut down, so that Hummingbird closes each connection after
+/// its last response.
+final class MemoryAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let proxy: ImageProxy
+    /// Counts the answers given here (`…_proxy_answers_at_once_total`), when metrics are on.
+    private let answered: Counter?
+    /// The answer to the request being read, given once its end arrives.
+    private var answer: ProxyAnswer?
+    /// Requests passed on whose response has not ended yet.
+    private var passedOn = 0
+    private var isQuiescing = false
+
+    init(proxy: ImageProxy, answered: Counter?) {
+        self.proxy = proxy
+        self.answered = answered
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case let .head(request):
+            if let ready = answerAtOnce(request) {
+                answer = ready
+            } else {
+                passedOn += 1
+                context.fireChannelRead(data)
+            }
+        case .body:
+            // A GET with a body is passed on at its head, so a body here is a passed-on request's.
+            context.fireChannelRead(data)
+        case .end:
+            guard let ready = answer else { return context.fireChannelRead(data) }
+            answer = nil
+            var head = ready.head
+            if ready.status != 304 { head.headerFields[.contentLength] = String(ready.body.readableBytes) }
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            if ready.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(ready.body)), promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            answered?.increment()
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { passedOn -= 1 }
+        context.write(data, promise: promise)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent { isQuiescing = true }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func answerAtOnce(_ request: HTTPRequest) -> ProxyAnswer? {
+        guard passedOn == 0, !isQuiescing, request.method == .get, let target = request.path,
+            request.headerFields[.connection].map({ $0.lowercased() == "keep-alive" }) ?? true,
+            request.headerFields[.contentLength] == nil, request.headerFields[.transferEncoding] == nil
+        else { return nil }
+        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? Substring(target)
+        guard !ProxyServer.ownRoutes.contains(path) else { return nil }
+        return proxy.answerAtOnce(
+            path: path, accept: request.headerFields[.accept], ifNoneMatch: request.headerFields[.ifNoneMatch])
+    }
+}
