@@ -56,11 +56,15 @@ final class DecodeWorker: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let arguments = [executable, String(memoryLimitBytes), fault?.rawValue ?? "none"]
         let environment = ProcessInfo.processInfo.environment
-            .filter { $0.key != "SWIFT_BACKTRACE" }
+            .filter { $0.key != "SWIFT_BACKTRACE" && $0.key != "GLIBC_TUNABLES" }
             .map { "\($0.key)=\($0.value)" }
             // A crash is an outcome here, not a bug to report: Swift's backtracer would take
             // seconds over each one.
             + ["SWIFT_BACKTRACE=enable=no"]
+            // A worker decodes one job at a time: one heap rather than one for each thread libvips
+            // starts, and a job's large buffers mapped on their own, so that freeing them gives
+            // their memory back and a worker between jobs holds little more than its libraries.
+            + ["GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.mmap_threshold=131072"]
         var processID: pid_t = 0
         let status = withCStrings(arguments) { argv in
             withCStrings(environment) { envp in
