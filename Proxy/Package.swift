@@ -88,6 +88,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // glibc's allocator settings, for the executable's process.
+        .systemLibrary(name: "CMalloc"),
         // The decode worker is a dependency so that `swift build` puts it beside imagecache-proxy,
         // where ImageDecoding looks for it.
         .executableTarget(
@@ -105,6 +107,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
             ]
         ),
         // The conformance replay through AsyncHTTPClientTransport (the root's http-cache-conformance

@@ -45,8 +45,8 @@ public final class ImageProxy: Sendable {
     private let checkedPaths = Memo<Result<CheckedPath, ProxyRequestError>>(costLimit: 8 << 20)
     /// Answers prepared per path and `Accept` from responses the memory tier hands out, reused while
     /// it hands out the same one. A remembered response keeps its bytes and pixels alive after the
-    /// memory tier lets them go, so what it holds is bounded too: 32 MiB.
-    private let prepared = Memo<PreparedAnswer>(costLimit: 32 << 20)
+    /// memory tier lets them go, so what it holds is bounded too: 16 MiB.
+    private let prepared = Memo<PreparedAnswer>(costLimit: 16 << 20)
 
     /// A proxy over `pipeline`.
     public init(pipeline: ImagePipeline, options: Options) {

@@ -45,7 +45,7 @@ struct Serve: AsyncParsableCommand {
     var cacheSizeMib = Environment.int("IMAGECACHE_PROXY_CACHE_SIZE_MIB") ?? 1024
 
     @Option(help: "The memory tier's limit in MiB.")
-    var memoryMib = Environment.int("IMAGECACHE_PROXY_MEMORY_MIB") ?? 128
+    var memoryMib = Environment.int("IMAGECACHE_PROXY_MEMORY_MIB") ?? 64
 
     @Option(help: "The URL signing key (or IMAGECACHE_PROXY_KEY; --key-file reads it from a file).")
     var key: String?
