@@ -38,7 +38,7 @@ struct BackgroundWritebackTests {
         // A loaded machine needs more (a passive checkpoint that cannot finish beside the writer
         // leaves the log past the threshold), up to half the commits in slow full runs. Three in
         // four commits still tells the two apart.
-        let checkpoints = store.core.index.checkpointsBesideWriter.load(ordering: .relaxed)
+        let checkpoints = store.core.index.log.checkpointsBesideWriter.load(ordering: .relaxed)
         #expect(checkpoints >= 1 && checkpoints <= 150, "\(checkpoints) checkpoints for 200 commits")
         #expect(grown > startBytes + (1 << 20), "the index file did not grow (\(startBytes) → \(grown) bytes): nothing was checkpointed")
         #expect(largestLog < 64 << 20, "the log reached \(largestLog) bytes")
@@ -71,7 +71,7 @@ struct BackgroundWritebackTests {
             for try await size in group { sizes.append(size) }
         }
         let index = store.core.index
-        let restarts = index.logRestarts.load(ordering: .relaxed)
+        let restarts = index.log.restarts.load(ordering: .relaxed)
         // The log stays within a few bounds whatever the machine does. Alone, the writer is busy
         // and the log passes the bound within a few dozen batches, so the writer must restart it;
         // in a whole suite on two cores the puts come slowly enough that the checkpoints beside
@@ -82,7 +82,7 @@ struct BackgroundWritebackTests {
         #expect(largest <= 8 * bound, "the log reached \(largest) bytes against a bound of \(bound)")
         #expect(
             restarts >= 1 || largest <= 2 * bound,
-            "the log reached \(largest) bytes and the writer never restarted it; log \(index.framesInLog.load(ordering: .relaxed) * index.pageBytes) bytes, uncopied \(index.uncheckpointedLogBytes), next try after \(index.restartNotBefore.load(ordering: .relaxed)), space tight \(store.core.space.isTight)")
+            "the log reached \(largest) bytes and the writer never restarted it; log \(index.log.framesInLog.load(ordering: .relaxed) * index.pageBytes) bytes, uncopied \(index.uncheckpointedLogBytes), next try after \(index.log.restartNotBefore.load(ordering: .relaxed)), space tight \(store.core.space.isTight)")
         #expect(sizes.suffix(50).contains { $0 <= bound }, "the log's file was never cut back: \(sizes.suffix(50))")
         #expect(try store.statistics().entries == 20_000)
         store.close()
@@ -112,20 +112,20 @@ struct BackgroundWritebackTests {
         }
         reader.start()
         while !inside.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
-        let restartsBefore = index.logRestarts.load(ordering: .relaxed)
+        let restartsBefore = index.log.restarts.load(ordering: .relaxed)
         try await putBatches(10..<110)
-        #expect(index.logRestarts.load(ordering: .relaxed) == restartsBefore, "the log started over under a reader")
-        #expect(index.restartNotBefore.load(ordering: .relaxed) > 0, "no restart was tried and given up")
+        #expect(index.log.restarts.load(ordering: .relaxed) == restartsBefore, "the log started over under a reader")
+        #expect(index.log.restartNotBefore.load(ordering: .relaxed) > 0, "no restart was tried and given up")
         release.withLock { $0 = true }
         // The next attempt comes after its pause: the writer goes on putting until then (a bound
         // on a hang of a minute and a half, not a timing).
         var batch = 110
-        while index.logRestarts.load(ordering: .relaxed) == restartsBefore, batch < 110 + 3_000 {
+        while index.log.restarts.load(ordering: .relaxed) == restartsBefore, batch < 110 + 3_000 {
             try await putBatches(batch..<(batch + 10))
             batch += 10
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(index.logRestarts.load(ordering: .relaxed) > restartsBefore, "the restarts did not resume after the reader left")
+        #expect(index.log.restarts.load(ordering: .relaxed) > restartsBefore, "the restarts did not resume after the reader left")
         #expect(try store.statistics().entries == batch * 100)
         store.close()
     }

@@ -10,8 +10,8 @@ extension MetadataIndex {
             // Fewer frames than before: the log restarted from its beginning, and what the last
             // checkpoint copied is behind it. (A checkpoint that ends just after a restart may
             // record its count late: the next checkpoint then comes at most one threshold late.)
-            if Int(frames) < index.framesInLog.exchange(Int(frames), ordering: .relaxed) {
-                index.framesCheckpointed.store(0, ordering: .relaxed)
+            if Int(frames) < index.log.framesInLog.exchange(Int(frames), ordering: .relaxed) {
+                index.log.framesCheckpointed.store(0, ordering: .relaxed)
             }
             return SQLITE_OK
         }, Unmanaged.passUnretained(self).toOpaque())
@@ -24,7 +24,7 @@ extension MetadataIndex {
     /// has copied back yet. The file's size cannot tell: SQLite reuses a checkpointed log from its
     /// start without shrinking it, so a log once past a threshold would stay past it.
     var uncheckpointedLogBytes: Int {
-        max(0, framesInLog.load(ordering: .relaxed) - framesCheckpointed.load(ordering: .relaxed)) * pageBytes
+        max(0, log.framesInLog.load(ordering: .relaxed) - log.framesCheckpointed.load(ordering: .relaxed)) * pageBytes
     }
 
     /// Copies the write-ahead log back into the database when it has grown past `thresholdBytes`.
@@ -57,11 +57,11 @@ extension MetadataIndex {
             }
             // Busy (another process checkpointing) or failed: the writer's next request retries.
             guard let handle = connection?.handle else { return }
-            checkpointsBesideWriter.add(1, ordering: .relaxed)
+            log.checkpointsBesideWriter.add(1, ordering: .relaxed)
             var frames: Int32 = 0
             var copied: Int32 = 0
             if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) == SQLITE_OK {
-                framesCheckpointed.store(Int(copied), ordering: .relaxed)
+                log.framesCheckpointed.store(Int(copied), ordering: .relaxed)
             }
         }
     }
@@ -81,13 +81,13 @@ extension MetadataIndex {
     /// the next try comes a while later.
     func restartLogIfPastBound(catchUpBytes: Int) {
         guard isPersistent else { return }
-        let logBytes = framesInLog.load(ordering: .relaxed) * pageBytes
+        let logBytes = log.framesInLog.load(ordering: .relaxed) * pageBytes
         // The checkpoints beside the writer run at a lower priority and may fall behind on a busy
         // machine: at twice the bound the writer copies what they left itself.
         guard logBytes > logBoundBytes, uncheckpointedLogBytes <= catchUpBytes || logBytes > 2 * logBoundBytes else { return }
         // The clock only once the log is past its bound: this runs after every group commit.
         let now = DispatchTime.now().uptimeNanoseconds
-        guard now >= restartNotBefore.load(ordering: .relaxed) else { return }
+        guard now >= log.restartNotBefore.load(ordering: .relaxed) else { return }
         // Not beside this process's own passive checkpoint, which holds SQLite's checkpoint lock.
         // Within twice the bound the writer does not wait for it, and tries again after its next
         // transaction; past that it waits for the one under way to end, or a write-back thread
@@ -100,15 +100,15 @@ extension MetadataIndex {
             var copied: Int32 = 0
             guard sqlite3_wal_checkpoint_v2(self.writer.handle, nil, SQLITE_CHECKPOINT_RESTART, &frames, &copied) == SQLITE_OK
             else { return false }
-            self.framesCheckpointed.store(Int(copied), ordering: .relaxed)
+            self.log.framesCheckpointed.store(Int(copied), ordering: .relaxed)
             return true
         }
         let attempt = logBytes > 2 * logBoundBytes ? checkpointer.withLock(restart) : checkpointer.withLockIfAvailable(restart)
         guard let restarted = attempt else { return }
         if restarted {
-            logRestarts.add(1, ordering: .relaxed)
+            log.restarts.add(1, ordering: .relaxed)
         } else {
-            restartNotBefore.store(now + Self.restartPauseNanoseconds, ordering: .relaxed)
+            log.restartNotBefore.store(now + Self.restartPauseNanoseconds, ordering: .relaxed)
         }
     }
 

@@ -1,6 +1,5 @@
 import CSQLite
 import Foundation
-import Synchronization
 
 /// The SQLite index over the entries: last access, expiry, totals, listing.
 ///
@@ -22,17 +21,8 @@ final class MetadataIndex: @unchecked Sendable {
     let reader: Locked<SQLiteConnection?>
     /// The connection `checkpointBesideWriter` uses, opened at its first use.
     let checkpointer = Locked<SQLiteConnection?>(nil)
-    /// Frames in the write-ahead log after this process's last commit (SQLite's WAL hook reports it).
-    let framesInLog = Atomic<Int>(0)
-    /// Frames the last checkpoint copied back: those below it cost nothing to keep.
-    let framesCheckpointed = Atomic<Int>(0)
-    /// Checkpoints `checkpointBesideWriter` has run, for tests of how often the writer asks.
-    let checkpointsBesideWriter = Atomic<Int>(0)
-    /// Times the writer made the log start over (see ``restartLogIfPastBound(catchUpBytes:)``).
-    let logRestarts = Atomic<Int>(0)
-    /// When (`DispatchTime` uptime nanoseconds) the log may next be made to start over, after an
-    /// attempt that found a reader staying in it.
-    let restartNotBefore = Atomic<UInt64>(0)
+    /// How far the write-ahead log has grown and been checkpointed, and the writer's restarts of it.
+    let log = IndexLogProgress()
     /// Bytes per frame (a page), read once at open.
     let pageBytes: Int
     /// How long the write-ahead log may grow before the writer makes it start over (see
