@@ -1,3 +1,4 @@
+import CacheStorage
 import Foundation
 
 /// This cachectl run again as a child process, for work that may fault: walking a damaged store.
@@ -39,11 +40,7 @@ struct ChildCommand {
         let output = try FileHandle(forWritingTo: scratch)
         let errors = try FileHandle(forWritingTo: scratchErrors)
         let process = Process()
-        #if os(Linux)
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        #else
-            process.executableURL = Bundle.main.executableURL
-        #endif
+        process.executableURL = Platform.executableURL
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = errors
