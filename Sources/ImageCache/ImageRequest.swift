@@ -68,6 +68,18 @@ public struct ImageRequest: Sendable, Hashable {
         get { storage.fields.processing }
         set { update { $0.processing = newValue } }
     }
+    /// The format a processed image is kept in as bytes: the thumbnail a persistent request keeps
+    /// on disk, which its later memory hits carry as their ``ImageResponse/data``. Nil (the
+    /// default) lets the pipeline choose: JPEG, or PNG where the pixels have transparency. A server
+    /// that answers in the format a client accepts asks for that one, and each format is kept as
+    /// a variant of its own, encoded from the original's pixels.
+    public var processedFormat: EncodedFormat? {
+        get { storage.fields.processedFormat }
+        set { update { $0.processedFormat = newValue } }
+    }
+    /// The name the processed image is kept under, in memory and on disk: the processing's
+    /// identifier, and the format when one is asked for (`fit256x256`, `fit256x256.webp`).
+    var variantName: String? { Self.variantName(storage.fields) }
     /// The memory key of the processed image for the URL's key, computed with the request.
     var urlVariantKey: MemoryKey? { storage.urlVariantKey }
 
@@ -79,19 +91,23 @@ public struct ImageRequest: Sendable, Hashable {
     /// Creates a request.
     public init(
         url: URL, headers: HeaderFields = [:], policy: CachePolicy = .persistent(), priority: Priority = .normal,
-        cacheKey: String? = nil, networkAccess: NetworkAccess = .allowed, processing: ImageProcessing? = nil
+        cacheKey: String? = nil, networkAccess: NetworkAccess = .allowed, processing: ImageProcessing? = nil,
+        processedFormat: EncodedFormat? = nil
     ) {
         storage = Storage(
             Fields(
                 url: url, headers: headers, policy: policy, priority: priority, cacheKey: cacheKey,
-                networkAccess: networkAccess, processing: processing))
+                networkAccess: networkAccess, processing: processing, processedFormat: processedFormat))
     }
 
     /// The same request for the bytes alone: what a processed request loads before decoding.
     var forBytes: ImageRequest {
         guard processing != nil else { return self }
         var bytes = self
-        bytes.processing = nil
+        bytes.update {
+            $0.processing = nil
+            $0.processedFormat = nil
+        }
         return bytes
     }
 
@@ -120,6 +136,13 @@ extension ImageRequest {
         var cacheKey: String?
         var networkAccess: NetworkAccess
         var processing: ImageProcessing?
+        var processedFormat: EncodedFormat?
+    }
+
+    private static func variantName(_ fields: Fields) -> String? {
+        guard let processing = fields.processing else { return nil }
+        guard let format = fields.processedFormat else { return processing.identifier }
+        return processing.identifier + "." + format.rawValue
     }
 
     /// An ``ImageRequest``'s fields and its URL's key, never changed once made.
@@ -133,7 +156,7 @@ extension ImageRequest {
             self.fields = fields
             let urlKey = urlKey ?? MemoryKey(fields.url.absoluteString)
             self.urlKey = urlKey
-            urlVariantKey = fields.processing.map { urlKey.variant($0) }
+            urlVariantKey = ImageRequest.variantName(fields).map { urlKey.variant(named: $0) }
         }
     }
 }

@@ -28,9 +28,10 @@ struct MemoryKey: Hashable, Sendable {
         lhs.hash == rhs.hash && lhs.string == rhs.string
     }
 
-    /// The key of this image processed as `processing`: the key, a NUL (which no URL or HTTP
-    /// storage key holds, so a variant never answers for an HTTP entry) and the processing's identifier.
-    func variant(_ processing: ImageProcessing) -> MemoryKey {
-        MemoryKey(string + "\u{0}" + processing.identifier)
+    /// The key of this image's variant `name` (``ImageRequest/variantName``): the key, a NUL
+    /// (which no URL or HTTP storage key holds, so a variant never answers for an HTTP entry) and
+    /// the name.
+    func variant(named name: String) -> MemoryKey {
+        MemoryKey(string + "\u{0}" + name)
     }
 }

@@ -86,9 +86,9 @@ extension ImagePipeline {
         /// The memory key of `request`'s processed image, given its bytes' `memoryKey`; for the
         /// default key, the one the request computed once.
         func variantKey(for request: ImageRequest, memoryKey: MemoryKey) -> MemoryKey? {
-            guard let processing = request.processing else { return nil }
+            guard let name = request.variantName else { return nil }
             if memoryKey == request.urlKey, let precomputed = request.urlVariantKey { return precomputed }
-            return memoryKey.variant(processing)
+            return memoryKey.variant(named: name)
         }
     }
 }

@@ -20,10 +20,8 @@ extension ImagePipeline {
 
     /// The processed image from its disk variant, decoded, when one is stored from the original's
     /// current bytes and the original is fresh; kept in the memory tier as a decode would be.
-    func variantFromDisk(
-        _ request: ImageRequest, processing: ImageProcessing, bytesKey: MemoryKey, variantKey: MemoryKey
-    ) async -> ImageResponse? {
-        guard let (stored, info) = storedVariant(request, processing: processing) else { return nil }
+    func variantFromDisk(_ request: ImageRequest, bytesKey: MemoryKey, variantKey: MemoryKey) async -> ImageResponse? {
+        guard let (stored, info) = storedVariant(request) else { return nil }
         // Stored at its processed size by this pipeline's own encoder: decoded as it is, in this
         // process. A variant that no longer decodes (damage its checksum could not see) is a miss:
         // the original is decoded again and replaces it.
@@ -41,29 +39,30 @@ extension ImagePipeline {
     /// variant's own bytes and the stored original's freshness, so that it is a memory hit while
     /// the original is fresh whether or not the original's bytes are in memory. Nil when the
     /// variant is not stored (the disk refused it) or its original is no longer fresh.
-    func variantKeptOnDisk(_ request: ImageRequest, processing: ImageProcessing, decoded: DecodedImage) -> CachedImage? {
-        guard let (stored, info) = storedVariant(request, processing: processing) else { return nil }
+    func variantKeptOnDisk(_ request: ImageRequest, decoded: DecodedImage) -> CachedImage? {
+        guard let (stored, info) = storedVariant(request) else { return nil }
         return CachedImage(data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse, decoded: decoded)
     }
 
-    /// The disk variant of `request` under `processing`, when stored from the original's current
+    /// The disk variant of `request`, when stored from the original's current
     /// bytes and the original is fresh (the HTTP cache's judgement), with what it is.
-    private func storedVariant(_ request: ImageRequest, processing: ImageProcessing) -> (HTTPCache.DerivedBody, ImageInfo)? {
+    private func storedVariant(_ request: ImageRequest) -> (HTTPCache.DerivedBody, ImageInfo)? {
         guard case let .persistent(override) = request.policy,
-            let stored = httpCache.derivedBody(processing.identifier, of: configuration.key(for: request), override: override),
+            let name = request.variantName,
+            let stored = httpCache.derivedBody(name, of: configuration.key(for: request), override: override),
             let info = ImageInfo(stored.description)
         else { return nil }
         return (stored, info)
     }
 
-    /// Encodes `decoded` (`EncodedFormat.choice(for:)`: JPEG, PNG where there is alpha) and puts
-    /// it in line for the disk as a variant of `original`'s bytes (committed behind the load, read
+    /// Encodes `decoded` in the request's ``ImageRequest/processedFormat`` (by default
+    /// `EncodedFormat.choice(for:)`: JPEG, PNG where there is alpha) and puts it in line for the
+    /// disk as a variant of `original`'s bytes (committed behind the load, read
     /// meanwhile from the line). A failure loses only the variant: the next launch decodes the
     /// original again.
-    func keepVariantOnDisk(_ decoded: DecodedImage, processing: ImageProcessing, of request: ImageRequest, original: Data)
-        async
-    {
-        let format = EncodedFormat.choice(for: decoded)
+    func keepVariantOnDisk(_ decoded: DecodedImage, of request: ImageRequest, original: Data) async {
+        guard let name = request.variantName else { return }
+        let format = request.processedFormat ?? EncodedFormat.choice(for: decoded)
         let encoder = configuration.encoder
         guard
             let body = try? await DecodingQueue.shared.run({ () throws(ImageDecodingError) -> Data in
@@ -73,7 +72,7 @@ extension ImagePipeline {
         let description = BodyDescription(
             format: format.rawValue, pixelWidth: decoded.pixelWidth, pixelHeight: decoded.pixelHeight, cost: decoded.cost)
         httpCache.storeDerived(
-            body, description: description, contentType: "image/\(format.rawValue)", name: processing.identifier,
+            body, description: description, contentType: "image/\(format.rawValue)", name: name,
             of: configuration.key(for: request), sourceBody: original)
     }
 

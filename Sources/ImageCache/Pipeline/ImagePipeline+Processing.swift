@@ -25,7 +25,7 @@ extension ImagePipeline {
     ) async throws(ImageLoadError) -> ImageResponse {
         let key = InFlightLoads.Key(
             cacheKey: bytesKey.string, policy: request.policy, headers: request.headers,
-            networkAccess: request.networkAccess, processing: request.processing)
+            networkAccess: request.networkAccess, processing: request.processing, processedFormat: request.processedFormat)
         do {
             return try await loads.run(key, priority: request.priority.taskPriority, progress: progress) { shared in
                 try await self.decode(request, bytesKey: bytesKey, variantKey: variantKey, shared: shared)
@@ -42,7 +42,7 @@ extension ImagePipeline {
     ) async throws -> ImageResponse {
         guard let processing = request.processing else { preconditionFailure("a processed request has a processing") }
         let onDisk = keepsVariantOnDisk(request)
-        if onDisk, let stored = await variantFromDisk(request, processing: processing, bytesKey: bytesKey, variantKey: variantKey) {
+        if onDisk, let stored = await variantFromDisk(request, bytesKey: bytesKey, variantKey: variantKey) {
             return stored
         }
         var response = try await image(for: request.forBytes, progress: shared.report)
@@ -53,13 +53,13 @@ extension ImagePipeline {
         } catch {
             throw ImageLoadError.decodingFailed(error)
         }
-        if onDisk { await keepVariantOnDisk(decoded, processing: processing, of: request, original: response.data) }
+        if onDisk { await keepVariantOnDisk(decoded, of: request, original: response.data) }
         if request.policy != .withViewCycle {
             // A stored variant stands on its own: its bytes and its original's stored freshness,
             // not the original's bytes in memory, which may be too large to keep or already gone.
             let bytes = memory.value(for: bytesKey)
             let image =
-                (onDisk ? variantKeptOnDisk(request, processing: processing, decoded: decoded) : nil)
+                (onDisk ? variantKeptOnDisk(request, decoded: decoded) : nil)
                 ?? CachedImage(data: response.data, info: response.info, http: bytes?.http, reuse: bytes?.reuse, decoded: decoded)
             memoryTier.keepVariant(image, for: variantKey, of: bytesKey)
         }

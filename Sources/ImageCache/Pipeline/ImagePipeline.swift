@@ -99,7 +99,7 @@ public final class ImagePipeline: Sendable {
     ) async throws(ImageLoadError) -> ImageResponse {
         let key = InFlightLoads.Key(
             cacheKey: cacheKey.string, policy: request.policy, headers: request.headers, networkAccess: request.networkAccess,
-            processing: request.processing)
+            processing: request.processing, processedFormat: request.processedFormat)
         do {
             return try await loads.run(key, priority: request.priority.taskPriority, progress: progress) { shared in
                 try await self.load(request, cacheKey: cacheKey, lookup: lookup, shared: shared)

@@ -11,6 +11,7 @@ final class InFlightLoads: Sendable {
         /// Loads of the same bytes processed differently are different loads (each joins the
         /// one load of the bytes, then decodes once).
         let processing: ImageProcessing?
+        let processedFormat: EncodedFormat?
     }
 
     private let loads = Mutex<[Key: SharedLoad]>([:])

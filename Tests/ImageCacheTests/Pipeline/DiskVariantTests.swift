@@ -165,4 +165,43 @@ struct DiskVariantTests {
         #expect(decoder.seen == ["png"], "decoded once, never again from its disk variant: \(decoder.seen)")
         #expect(origin.requests.count == 1)
     }
+
+    @Test("a thumbnail asked for in a format is kept as a variant of its own in that format, encoded from the original's pixels")
+    func variantInAskedFormat() async throws {
+        let photo = Self.photo(red: 40, blue: 220)
+        let origin = try await LoopbackOrigin.start { _ in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: photo)
+        }
+        defer { Task { await origin.stop() } }
+        let folder = TemporaryDirectory("variants")
+        let url = origin.url("/photo.png")
+        var webp = Self.thumbnail(url)
+        webp.processedFormat = .webp
+
+        let firstDecoder = RecordingDecoder()
+        let (first, firstStore) = try Self.launch(folder.url, decoder: firstDecoder)
+        #expect(try await first.image(for: Self.thumbnail(url)).source == .network)
+        let made = try await first.image(for: webp)
+        #expect(made.decoded?.pixelWidth == 60)
+        // Each format from the original's pixels: the PNG decoded twice, no JPEG decoded again.
+        #expect(firstDecoder.seen == ["png", "png"], "\(firstDecoder.seen)")
+        let fromMemory = try #require(first.cachedImage(for: webp))
+        #expect(fromMemory.info.format == .webp && (try? ImageValidator().validate(fromMemory.data))?.format == .webp)
+        #expect(first.cachedImage(for: Self.thumbnail(url))?.info.format == .jpeg)
+        await first.waitForPendingWrites()
+        try await firstStore.flush()
+        let variants = try firstStore.entries(matching: EntryQuery(isDerived: true))
+        #expect(Set(variants.compactMap(\.attributes.format)) == ["jpeg", "webp"], "\(variants.map(\.key))")
+        firstStore.close()
+
+        let decoder = RecordingDecoder()
+        let (second, store) = try Self.launch(folder.url, decoder: decoder)
+        defer { store.close() }
+        let shown = try await second.image(for: webp)
+        #expect(shown.source == .disk && shown.info.format == .webp)
+        let pixel = try #require(shown.decoded).pixel(x: 30, y: 20)
+        #expect(abs(Int(pixel.0) - 40) < 10 && abs(Int(pixel.2) - 220) < 10, "\(pixel)")
+        #expect(decoder.seen == ["webp"], "only the WebP variant was decoded: \(decoder.seen)")
+        #expect(origin.requests.count == 1)
+    }
 }

@@ -115,7 +115,7 @@ struct MemoryTrimmingTests {
         let bytes = TestImages.png(seed: 1)
         let entry = StoredEntry(response: stored, body: bytes, description: BodyDescription(info, byteCount: bytes.count))
         let source = MemoryKey("https://example.com/a.png")
-        let variant = source.variant(.thumbnail(maxPixelSize: 8))
+        let variant = source.variant(named: ImageProcessing.thumbnail(maxPixelSize: 8).identifier)
         tier.keep(entry, for: source.string, plainReuse: nil)
         tier.keepVariant(CachedImage(data: bytes, info: info, http: stored), for: variant, of: source)
         tier.keep(entry, for: source.string, plainReuse: nil)   // the same bytes (a 304)
