@@ -57,12 +57,13 @@ public final class ImageProxy: Sendable {
     /// The answer to `GET path`.
     public func answer(path: Substring, accept: String?, ifNoneMatch: String?) async -> ProxyAnswer {
         if let ready = answerAtOnce(path: path, accept: accept, ifNoneMatch: ifNoneMatch) { return ready }
-        let parsed: ProxyRequestPath
-        let request: ImageRequest
+        let checked: CheckedPath
         switch check(path) {
-        case let .success(checked): (parsed, request) = (checked.path, checked.request)
+        case let .success(found): checked = found
         case let .failure(error): return .error(error.status, error.description)
         }
+        let parsed = checked.path
+        let request = checked.request(accepting: accept)
         let started = ContinuousClock.now
         if let hit = pipeline.cachedImage(for: request) {
             options.metrics?.record(hit, duration: ContinuousClock.now - started)
@@ -104,7 +105,7 @@ public final class ImageProxy: Sendable {
         case let .failure(error): return .error(error.status, error.description)
         }
         let started = ContinuousClock.now
-        guard let hit = pipeline.cachedImage(for: checked.request), let known = prepared[Self.preparedKey(checked.path, accept)],
+        guard let known = prepared[Self.preparedKey(checked.path, accept)], let hit = pipeline.cachedImage(for: known.request),
             known.response == hit
         else { return nil }
         options.metrics?.record(hit, duration: ContinuousClock.now - started)
@@ -118,7 +119,19 @@ public final class ImageProxy: Sendable {
     /// A path parsed and its signature checked, with the request it makes.
     private struct CheckedPath: Sendable {
         let path: ProxyRequestPath
+        /// The request for the path's processing, in the URL's explicit format if it names one.
         let request: ImageRequest
+
+        /// The request for a client that accepts `accept`: the thumbnail kept in the format it
+        /// is answered in (see ``OutputFormat/requested(explicit:accept:)``).
+        func request(accepting accept: String?) -> ImageRequest {
+            guard path.processing.processing != nil, path.processing.format == nil,
+                let format = OutputFormat.requested(explicit: nil, accept: accept)
+            else { return request }
+            var negotiated = request
+            negotiated.processedFormat = format
+            return negotiated
+        }
     }
 
     /// `path` parsed with its signature checked, from the memo when it was seen before.
@@ -128,7 +141,9 @@ public final class ImageProxy: Sendable {
         let result = Result { () throws(ProxyRequestError) -> CheckedPath in
             let parsed = try ProxyRequestPath(parsing: path)
             try checkSignature(parsed)
-            return CheckedPath(path: parsed, request: ImageRequest(url: parsed.source, processing: parsed.processing.processing))
+            let request = ImageRequest(
+                url: parsed.source, processing: parsed.processing.processing, processedFormat: parsed.processing.format)
+            return CheckedPath(path: parsed, request: request)
         }
         checkedPaths.remember(result, for: key, cost: 3 * key.utf8.count + 512)
         return result
@@ -170,56 +185,48 @@ public final class ImageProxy: Sendable {
     ) async -> ProxyAnswer {
         let key = Self.preparedKey(path, accept)
         if let known = prepared[key], known.response == response { return known.answer(ifNoneMatch: ifNoneMatch) }
-        guard let made = await prepare(response, for: request, spec: path.processing, accept: accept) else {
+        guard let made = await prepare(response, for: request, spec: path.processing) else {
             return .error(502, "The processed image could not be encoded.")
         }
-        // Only a memory hit's response is worth keeping: the next request gets the same one.
-        // A loaded response (the original's bytes with the thumbnail's pixels) is never seen again.
-        if response.source == .memory {
-            prepared.remember(made, for: key, cost: made.body.readableBytes + response.data.count + (response.decoded?.cost ?? 0))
+        // Only an answer made from what the memory tier hands out is worth keeping: the next
+        // request gets that same response.
+        if made.response.source == .memory {
+            let held = made.body.readableBytes + made.response.data.count + (made.response.decoded?.cost ?? 0)
+            prepared.remember(made, for: key, cost: held)
         }
         return made.answer(ifNoneMatch: ifNoneMatch)
     }
 
-    /// The answer's parts for `response`: the source's bytes for `original`, else the processed image.
-    private func prepare(
-        _ response: ImageResponse, for request: ImageRequest, spec: ProcessingSpec, accept: String?
-    ) async -> PreparedAnswer? {
+    /// The answer's parts for `response`: the source's bytes for `original`, else the processed
+    /// image's stored bytes, which the pipeline keeps in the format the request names.
+    private func prepare(_ response: ImageResponse, for request: ImageRequest, spec: ProcessingSpec) async -> PreparedAnswer? {
+        let varies = spec.format == nil
         guard spec.processing != nil else {
-            return PreparedAnswer(response: response, body: response.data, contentType: response.info.format.mimeType, varies: false)
+            return PreparedAnswer(
+                request: request, response: response, body: response.data, contentType: response.info.format.mimeType, varies: false)
         }
-        guard let (bytes, format, negotiated) = await encoded(response, for: request, spec: spec, accept: accept) else { return nil }
-        return PreparedAnswer(response: response, body: bytes, contentType: "image/\(format.rawValue)", varies: negotiated)
-    }
-
-    /// The processed image's bytes in the format to send, and whether `Accept` chose it. The
-    /// thumbnail the pipeline stored is sent as it is when its format fits; otherwise the decoded
-    /// pixels are encoded for this answer.
-    private func encoded(
-        _ response: ImageResponse, for request: ImageRequest, spec: ProcessingSpec, accept: String?
-    ) async -> (Data, EncodedFormat, Bool)? {
         // A first load answers with the original's bytes and the thumbnail decoded; the memory
-        // tier then holds the thumbnail with its stored bytes.
-        var stored = response
-        if let decoded = response.decoded,
-            response.info.pixelWidth != decoded.pixelWidth || response.info.pixelHeight != decoded.pixelHeight,
-            let kept = pipeline.cachedImage(for: request)
+        // tier then holds the thumbnail with the bytes it is stored as.
+        let stored = Self.isProcessedBytes(response) ? response : pipeline.cachedImage(for: request) ?? response
+        if Self.isProcessedBytes(stored), let format = OutputFormat.encoded(stored.info.format),
+            request.processedFormat.map({ $0 == format }) ?? true
         {
-            stored = kept
+            return PreparedAnswer(
+                request: request, response: stored, body: stored.data, contentType: "image/\(format.rawValue)", varies: varies)
         }
-        let isThumbnailBytes =
-            stored.decoded.map { $0.pixelWidth == stored.info.pixelWidth && $0.pixelHeight == stored.info.pixelHeight } ?? false
-        // The format the thumbnail is kept in; for pixels without stored bytes, the pipeline's own
-        // choice (which looks at every pixel's alpha: only when there is no stored format).
-        let storedFormat = isThumbnailBytes ? OutputFormat.encoded(stored.info.format) : nil
-        let base = storedFormat ?? stored.decoded.map(EncodedFormat.choice(for:)) ?? .jpeg
-        let format = OutputFormat.negotiate(explicit: spec.format, stored: base, accept: accept)
-        let negotiated = spec.format == nil
-        if let storedFormat, storedFormat == format { return (stored.data, format, negotiated) }
-        guard let decoded = stored.decoded else { return nil }
+        // Nothing stored (the disk refused it): the pixels, encoded for this answer.
+        guard let decoded = response.decoded else { return nil }
+        let format = request.processedFormat ?? EncodedFormat.choice(for: decoded)
         let encoder = pipeline.configuration.encoder
         guard let bytes = try? await encoder.encodeOffPool(decoded, as: format, quality: Self.quality) else { return nil }
-        return (bytes, format, negotiated)
+        return PreparedAnswer(
+            request: request, response: response, body: bytes, contentType: "image/\(format.rawValue)", varies: varies)
+    }
+
+    /// Whether `response`'s bytes are its processed image's (a thumbnail the pipeline stored), not
+    /// the original's beside the decoded pixels.
+    private static func isProcessedBytes(_ response: ImageResponse) -> Bool {
+        response.decoded.map { $0.pixelWidth == response.info.pixelWidth && $0.pixelHeight == response.info.pixelHeight } ?? false
     }
 
     /// The quality of images this proxy encodes itself, the pipeline's thumbnails' own.

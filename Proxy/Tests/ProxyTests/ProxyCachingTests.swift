@@ -1,4 +1,6 @@
+import CacheStorage
 import Foundation
+import ImageFormats
 import LoopbackOrigin
 import Synchronization
 import Testing
@@ -65,5 +67,28 @@ struct ProxyCachingTests {
         let conditional = fixture.origin.requests.filter { $0.path == "/a.png" && $0.header("If-None-Match") == "\"v1\"" }
         #expect(conditional.count == 1)
         _ = await fixture.stop()
+    }
+
+    @Test("a client that accepts only WebP gets a WebP thumbnail, kept on disk as a variant of its own beside the JPEG")
+    func negotiatedFormatStored() async throws {
+        let fixture = try await ProxyFixture { _ in
+            OriginResponse(headers: headers(("Content-Type", "image/png"), ("Cache-Control", "max-age=600")), body: Self.image)
+        }
+        let url = try fixture.signed("/a.png")
+        for _ in 0..<2 {
+            let webp = try await HTTPGet.get(url, headers: [("Accept", "image/webp")])
+            #expect(webp.status == 200 && webp.header("Content-Type") == "image/webp" && webp.header("Vary") == "Accept")
+            #expect((try? ImageValidator().validate(webp.body))?.format == .webp)
+            let plain = try await HTTPGet.get(url)
+            #expect(plain.header("Content-Type") == "image/jpeg")
+            #expect(plain.header("ETag") != webp.header("ETag"))
+        }
+        #expect(fixture.originHits("/a.png") == 1)
+        #expect(await fixture.proxy.stop() == 0)
+        let store = try PersistentStore(directory: fixture.folder.url)
+        defer { store.close() }
+        let variants = try store.entries(matching: EntryQuery(isDerived: true))
+        #expect(Set(variants.compactMap(\.attributes.format)) == ["jpeg", "webp"], "\(variants.map(\.key))")
+        await fixture.origin.stop()
     }
 }

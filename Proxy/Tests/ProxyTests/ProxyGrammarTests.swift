@@ -67,13 +67,16 @@ struct ProxyGrammarTests {
         for address in publicAddresses { #expect(!address.isInternal, "\(address)") }
     }
 
-    @Test("the stored format is kept when Accept allows it; else the first format Accept allows")
+    @Test("the pipeline's own format is kept when Accept allows JPEG and PNG; else the first format Accept allows")
     func negotiation() {
-        #expect(OutputFormat.negotiate(explicit: nil, stored: .jpeg, accept: nil) == .jpeg)
-        #expect(OutputFormat.negotiate(explicit: nil, stored: .jpeg, accept: "image/avif,image/webp,*/*") == .jpeg)
-        #expect(OutputFormat.negotiate(explicit: nil, stored: .jpeg, accept: "image/webp") == .webp)
-        #expect(OutputFormat.negotiate(explicit: nil, stored: .jpeg, accept: "image/*;q=0.8, image/jpeg;q=0") == .webp)
-        #expect(OutputFormat.negotiate(explicit: .png, stored: .jpeg, accept: "image/jpeg") == .png)
+        #expect(OutputFormat.requested(explicit: nil, accept: nil) == nil)
+        #expect(OutputFormat.requested(explicit: nil, accept: "image/avif,image/webp,*/*") == nil)
+        #expect(OutputFormat.requested(explicit: nil, accept: "image/webp") == .webp)
+        #expect(OutputFormat.requested(explicit: nil, accept: "image/*;q=0.8, image/jpeg;q=0") == .webp)
+        #expect(OutputFormat.requested(explicit: nil, accept: "image/png, image/jpeg;q=0.5") == nil)
+        #expect(OutputFormat.requested(explicit: nil, accept: "image/jpeg") == .jpeg)
+        #expect(OutputFormat.requested(explicit: nil, accept: "text/html") == nil)
+        #expect(OutputFormat.requested(explicit: .png, accept: "image/jpeg") == .png)
     }
 
     @Test("the allowlist takes exact names and subdomain patterns")

@@ -20,6 +20,9 @@ struct PreparedAnswer: Sendable {
         case until(scope: String, expiry: Date)
     }
 
+    /// The request it answers, and the response it was made from: it stands while the pipeline
+    /// hands out that same response for that request.
+    let request: ImageRequest
     let response: ImageResponse
     let body: ByteBuffer
     let etag: String
@@ -28,7 +31,8 @@ struct PreparedAnswer: Sendable {
     private let validatorFields: HTTPFields
     private let contentType: String
 
-    init(response: ImageResponse, body: Data, contentType: String, varies: Bool) {
+    init(request: ImageRequest, response: ImageResponse, body: Data, contentType: String, varies: Bool) {
+        self.request = request
         self.response = response
         self.body = ByteBuffer(data: body)
         self.contentType = contentType
