@@ -42,11 +42,18 @@ public final class ImageProxy: Sendable {
     /// The options it runs with.
     public let options: Options
     /// Paths already parsed and checked (a signature is checked once per path), up to 8 MiB of paths.
-    private let checkedPaths = Memo<Result<CheckedPath, ProxyRequestError>>(costLimit: 8 << 20)
+    private let checkedPaths = Memo<String, Result<CheckedPath, ProxyRequestError>>(costLimit: 8 << 20)
     /// Answers prepared per path and `Accept` from responses the memory tier hands out, reused while
     /// it hands out the same one. A remembered response keeps its bytes and pixels alive after the
     /// memory tier lets them go, so what it holds is bounded too: 16 MiB.
-    private let prepared = Memo<PreparedAnswer>(costLimit: 16 << 20)
+    private let prepared = Memo<AnswerKey, PreparedAnswer>(costLimit: 16 << 20)
+
+    /// What an answer is prepared for: the request's path as it came (a path that was answered
+    /// passed its checks), and its `Accept`.
+    private struct AnswerKey: Hashable, Sendable {
+        let path: String
+        let accept: String?
+    }
 
     /// A proxy over `pipeline`.
     public init(pipeline: ImagePipeline, options: Options) {
@@ -56,6 +63,7 @@ public final class ImageProxy: Sendable {
 
     /// The answer to `GET path`.
     public func answer(path: Substring, accept: String?, ifNoneMatch: String?) async -> ProxyAnswer {
+        let path = String(path)
         if let ready = answerAtOnce(path: path, accept: accept, ifNoneMatch: ifNoneMatch) { return ready }
         let checked: CheckedPath
         switch check(path) {
@@ -67,7 +75,7 @@ public final class ImageProxy: Sendable {
         let started = ContinuousClock.now
         if let hit = pipeline.cachedImage(for: request) {
             options.metrics?.record(hit, duration: ContinuousClock.now - started)
-            return await answer(hit, for: request, path: parsed, accept: accept, ifNoneMatch: ifNoneMatch)
+            return await answer(hit, for: request, key: AnswerKey(path: path, accept: accept), spec: parsed.processing, ifNoneMatch: ifNoneMatch)
         }
         do {
             try await options.sources.check(parsed.source)
@@ -90,7 +98,7 @@ public final class ImageProxy: Sendable {
         } catch {
             return .error(503, "The load was cancelled.")
         }
-        return await answer(response, for: request, path: parsed, accept: accept, ifNoneMatch: ifNoneMatch)
+        return await answer(response, for: request, key: AnswerKey(path: path, accept: accept), spec: parsed.processing, ifNoneMatch: ifNoneMatch)
     }
 
     /// The answer to `GET path` when it can be given at once, without waiting for anything: a
@@ -98,22 +106,15 @@ public final class ImageProxy: Sendable {
     /// whose answer was prepared before (a thumbnail asked for again). Nil when the answer needs a
     /// load or an encode. The server's event loops call it for every request
     /// (``MemoryAnswerHandler``), so it takes only short locks.
-    public func answerAtOnce(path: Substring, accept: String?, ifNoneMatch: String?) -> ProxyAnswer? {
-        let checked: CheckedPath
-        switch check(path) {
-        case let .success(found): checked = found
-        case let .failure(error): return .error(error.status, error.description)
-        }
+    public func answerAtOnce(path: String, accept: String?, ifNoneMatch: String?) -> ProxyAnswer? {
         let started = ContinuousClock.now
-        guard let known = prepared[Self.preparedKey(checked.path, accept)], let hit = pipeline.cachedImage(for: known.request),
-            known.response == hit
-        else { return nil }
-        options.metrics?.record(hit, duration: ContinuousClock.now - started)
-        return known.answer(ifNoneMatch: ifNoneMatch)
-    }
-
-    private static func preparedKey(_ path: ProxyRequestPath, _ accept: String?) -> String {
-        path.signedPart + "\u{0}" + (accept ?? "")
+        if let known = prepared[AnswerKey(path: path, accept: accept)] {
+            guard let hit = pipeline.cachedImage(for: known.request), known.response == hit else { return nil }
+            options.metrics?.record(hit, duration: ContinuousClock.now - started)
+            return known.answer(ifNoneMatch: ifNoneMatch)
+        }
+        if case let .failure(error) = check(path) { return .error(error.status, error.description) }
+        return nil
     }
 
     /// A path parsed and its signature checked, with the request it makes.
@@ -135,17 +136,16 @@ public final class ImageProxy: Sendable {
     }
 
     /// `path` parsed with its signature checked, from the memo when it was seen before.
-    private func check(_ path: Substring) -> Result<CheckedPath, ProxyRequestError> {
-        let key = String(path)
-        if let known = checkedPaths[key] { return known }
+    private func check(_ path: String) -> Result<CheckedPath, ProxyRequestError> {
+        if let known = checkedPaths[path] { return known }
         let result = Result { () throws(ProxyRequestError) -> CheckedPath in
-            let parsed = try ProxyRequestPath(parsing: path)
+            let parsed = try ProxyRequestPath(parsing: Substring(path))
             try checkSignature(parsed)
             let request = ImageRequest(
                 url: parsed.source, processing: parsed.processing.processing, processedFormat: parsed.processing.format)
             return CheckedPath(path: parsed, request: request)
         }
-        checkedPaths.remember(result, for: key, cost: 3 * key.utf8.count + 512)
+        checkedPaths.remember(result, for: path, cost: 3 * path.utf8.count + 512)
         return result
     }
 
@@ -181,17 +181,17 @@ public final class ImageProxy: Sendable {
 
     /// The bytes to send for `response`, with their headers, or a 304.
     private func answer(
-        _ response: ImageResponse, for request: ImageRequest, path: ProxyRequestPath, accept: String?, ifNoneMatch: String?
+        _ response: ImageResponse, for request: ImageRequest, key: AnswerKey, spec: ProcessingSpec, ifNoneMatch: String?
     ) async -> ProxyAnswer {
-        let key = Self.preparedKey(path, accept)
         if let known = prepared[key], known.response == response { return known.answer(ifNoneMatch: ifNoneMatch) }
-        guard let made = await prepare(response, for: request, spec: path.processing) else {
+        guard let made = await prepare(response, for: request, spec: spec) else {
             return .error(502, "The processed image could not be encoded.")
         }
         // Only an answer made from what the memory tier hands out is worth keeping: the next
         // request gets that same response.
         if made.response.source == .memory {
-            let held = made.body.readableBytes + made.response.data.count + (made.response.decoded?.cost ?? 0)
+            let held =
+                key.path.utf8.count + made.body.readableBytes + made.response.data.count + (made.response.decoded?.cost ?? 0)
             prepared.remember(made, for: key, cost: held)
         }
         return made.answer(ifNoneMatch: ifNoneMatch)

@@ -4,9 +4,9 @@ import Synchronization
 /// (parsing and checking a URL, preparing an answer). Bounded by a total cost (each value's,
 /// as the caller counts it): when full it starts again, since it only saves work and must not
 /// grow with the number of distinct URLs seen or the size of what they hold.
-final class Memo<Value: Sendable>: Sendable {
+final class Memo<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
-        var values: [String: (value: Value, cost: Int)] = [:]
+        var values: [Key: (value: Value, cost: Int)] = [:]
         var totalCost = 0
     }
 
@@ -18,9 +18,9 @@ final class Memo<Value: Sendable>: Sendable {
         self.costLimit = costLimit
     }
 
-    subscript(key: String) -> Value? { state.withLock { $0.values[key]?.value } }
+    subscript(key: Key) -> Value? { state.withLock { $0.values[key]?.value } }
 
-    func remember(_ value: Value, for key: String, cost: Int) {
+    func remember(_ value: Value, for key: Key, cost: Int) {
         guard cost <= costLimit else { return }
         state.withLock { state in
             if state.totalCost + cost > costLimit {

@@ -1,17 +1,18 @@
 import Crypto
 import Foundation
-import HTTPTypes
 import ImageCache
 import ImageFormats
 import NIOCore
+import NIOHTTP1
+import Synchronization
 
 /// What an image answer is made of, before the moment it is sent: the body, its header fields
-/// (type, strong ETag, `Vary`, the content guards), and its freshness as an instant, so that
-/// `max-age` counts down exactly while it is reused. Prepared once per loaded response and reused
-/// while the pipeline hands out that same response (a thumbnail served again from memory):
-/// hashing the body, reading the source's freshness and building the fields then happen once,
-/// not per request.
-struct PreparedAnswer: Sendable {
+/// (type, length, strong ETag, `Vary`, the content guards), and its freshness as an instant, so
+/// that `max-age` counts down exactly while it is reused. Prepared once per loaded response and
+/// reused while the pipeline hands out that same response for the same request (a thumbnail
+/// served again from memory): hashing the body, reading the source's freshness and building the
+/// heads then happen once per response and `max-age` value, not per request.
+final class PreparedAnswer: Sendable {
     /// How long downstream caches may keep it.
     enum Freshness: Sendable {
         /// A fixed `Cache-Control` value (`no-store`, `… no-cache`).
@@ -27,9 +28,17 @@ struct PreparedAnswer: Sendable {
     let body: ByteBuffer
     let etag: String
     let freshness: Freshness
-    /// The fields a 304 carries too: everything but the type and `Cache-Control`.
-    private let validatorFields: HTTPFields
+    /// The fields a 304 carries too: everything but the type, the length and `Cache-Control`.
+    private let validatorFields: HTTPHeaders
     private let contentType: String
+    /// The heads last made, for the `max-age` they say: made again only when it changes.
+    private let heads = Mutex<Heads?>(nil)
+
+    private struct Heads {
+        let cacheControl: String
+        let ok: NIOHTTP1.HTTPResponseHead
+        let notModified: NIOHTTP1.HTTPResponseHead
+    }
 
     init(request: ImageRequest, response: ImageResponse, body: Data, contentType: String, varies: Bool) {
         self.request = request
@@ -38,26 +47,35 @@ struct PreparedAnswer: Sendable {
         self.contentType = contentType
         etag = Self.strongETag(of: body)
         freshness = Self.freshness(of: response)
-        var fields: HTTPFields = [.eTag: etag]
-        if varies { fields[.vary] = "Accept" }
+        var fields: HTTPHeaders = ["ETag": etag]
+        if varies { fields.add(name: "Vary", value: "Accept") }
         // Bytes from the source are shown as the image they are, never sniffed into a page; an
         // SVG passed through as it is runs no script and loads nothing.
-        fields[.xContentTypeOptions] = "nosniff"
+        fields.add(name: "X-Content-Type-Options", value: "nosniff")
         if contentType == ImageFormat.svg.mimeType {
-            fields[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+            fields.add(name: "Content-Security-Policy", value: "default-src 'none'; style-src 'unsafe-inline'; sandbox")
         }
         validatorFields = fields
     }
 
     /// The answer to a request with `ifNoneMatch`, at `now`: a 304 when it names this ETag.
     func answer(ifNoneMatch: String?, now: Date = Date()) -> ProxyAnswer {
-        var fields = validatorFields
-        fields[.cacheControl] = cacheControl(now: now)
-        if let ifNoneMatch, Self.matches(ifNoneMatch, etag: etag) {
-            return ProxyAnswer(status: 304, fields: fields)
+        let cacheControl = cacheControl(now: now)
+        let made = heads.withLock { heads -> Heads in
+            if let heads, heads.cacheControl == cacheControl { return heads }
+            var fields = validatorFields
+            fields.add(name: "Cache-Control", value: cacheControl)
+            let notModified = NIOHTTP1.HTTPResponseHead(version: .http1_1, status: .notModified, headers: fields)
+            fields.add(name: "Content-Type", value: contentType)
+            fields.add(name: "Content-Length", value: String(body.readableBytes))
+            let made = Heads(
+                cacheControl: cacheControl, ok: NIOHTTP1.HTTPResponseHead(version: .http1_1, status: .ok, headers: fields),
+                notModified: notModified)
+            heads = made
+            return made
         }
-        fields[.contentType] = contentType
-        return ProxyAnswer(status: 200, fields: fields, body: body)
+        if let ifNoneMatch, Self.matches(ifNoneMatch, etag: etag) { return ProxyAnswer(head: made.notModified) }
+        return ProxyAnswer(head: made.ok, body: body)
     }
 
     /// `Cache-Control` now.
@@ -97,8 +115,4 @@ struct PreparedAnswer: Sendable {
             return tag == "*" || tag == etag || tag == "W/" + etag
         }
     }
-}
-
-extension HTTPField.Name {
-    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 }

@@ -15,7 +15,7 @@ import Prometheus
 /// can give at once written on the event loop (``MemoryAnswerHandler``).
 public enum ProxyServer {
     /// The paths of the server's own routes, which are never image paths.
-    static let ownRoutes: Set<Substring> = ["/healthz", "/metrics"]
+    static let ownRoutes: Set<String> = ["/healthz", "/metrics"]
 
     /// The router: the three routes, nothing else.
     public static func router(
@@ -38,7 +38,12 @@ public enum ProxyServer {
         router.get("**") { request, _ -> Response in
             let answer = await proxy.answer(
                 path: Substring(request.uri.path), accept: request.headers[.accept], ifNoneMatch: request.headers[.ifNoneMatch])
-            return Response(status: answer.head.status, headers: answer.head.headerFields, body: .init(byteBuffer: answer.body))
+            var fields = HTTPFields()
+            for (name, value) in answer.head.headers {
+                if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+            }
+            return Response(
+                status: HTTPResponse.Status(code: answer.status), headers: fields, body: .init(byteBuffer: answer.body))
         }
         return router
     }
@@ -47,6 +52,6 @@ public enum ProxyServer {
     /// `<prefix>_proxy_answers_at_once_total` when the proxy records metrics).
     public static func server(proxy: ImageProxy) -> HTTPServerBuilder {
         let answered = proxy.options.metrics.map { Counter(label: "\($0.prefix)_proxy_answers_at_once_total") }
-        return .http1(configuration: .init(additionalChannelHandlers: [MemoryAnswerHandler(proxy: proxy, answered: answered)]))
+        return HTTPServerBuilder { responder in ProxyHTTPChannel(responder: responder, proxy: proxy, answered: answered) }
     }
 }
