@@ -105,7 +105,7 @@ public final class ImageProxy: Sendable {
     /// path that does not parse or whose signature is wrong, or an image the memory tier holds
     /// whose answer was prepared before (a thumbnail asked for again). Nil when the answer needs a
     /// load or an encode. The server's event loops call it for every request
-    /// (``MemoryAnswerHandler``), so it takes only short locks.
+    /// (`MemoryAnswerHandler`), so it takes only short locks.
     public func answerAtOnce(path: String, accept: String?, ifNoneMatch: String?) -> ProxyAnswer? {
         let started = ContinuousClock.now
         if let known = prepared[AnswerKey(path: path, accept: accept)] {

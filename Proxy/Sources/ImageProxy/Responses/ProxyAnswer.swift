@@ -4,7 +4,7 @@ import NIOHTTP1
 
 /// What the proxy answers one request with: a response head and a body, as plain values that
 /// both of the proxy's ways of sending write as they are: the event loop's own answers from
-/// memory (``MemoryAnswerHandler``, in SwiftNIO's HTTP/1.1 types, before any conversion), and
+/// memory (`MemoryAnswerHandler`, in SwiftNIO's HTTP/1.1 types, before any conversion), and
 /// Hummingbird's responder (``ProxyServer``, which converts them).
 public struct ProxyAnswer: Sendable {
     /// The status line and header fields, as SwiftNIO writes them.

@@ -12,7 +12,7 @@ import Prometheus
 
 /// The proxy's HTTP face on Hummingbird: `GET /healthz`, `GET /metrics` (Prometheus text) and
 /// `GET /<signature>/<processing>/<source>` for images (``ImageProxy``), with the answers memory
-/// can give at once written on the event loop (``MemoryAnswerHandler``).
+/// can give at once written on the event loop (`MemoryAnswerHandler`).
 public enum ProxyServer {
     /// The paths of the server's own routes, which are never image paths.
     static let ownRoutes: Set<String> = ["/healthz", "/metrics"]
