@@ -222,24 +222,32 @@ struct CrashTests {
         // and the file would grow with every write.
         let writer = try await WorkerProcess(role: "writer", directory: folder.url, seed: 6)
         #expect(await writer.waitUntilReady())
-        var random = SystemRandomNumberGenerator()
         var killed = 0
         var largest = 0
-        while killed < TestScale.current.killedReaders {
-            var batch: [WorkerProcess] = []
-            for index in 0..<12 {
-                batch.append(try await WorkerProcess(role: "reader", directory: folder.url, seed: UInt64(killed + index)))
+        // Twelve readers at a time, each killed a few milliseconds after it is ready (a reader
+        // waiting for its batch would only spend the processor on reads), until more have died
+        // than the table has slots and the writer has written enough for growth to show.
+        while writer.isRunning, killed < TestScale.current.killedReaders || Self.acknowledgedBatches(writer) <= 150 {
+            let first = killed
+            killed += try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        let reader = try await WorkerProcess(
+                            role: "reader", directory: folder.url, seed: UInt64(first + index))
+                        _ = await reader.waitUntilReady()
+                        try await Task.sleep(for: .milliseconds(Int.random(in: 5...30)))
+                        await reader.kill()
+                        return 1
+                    }
+                }
+                return try await group.reduce(0, +)
             }
-            for reader in batch { _ = await reader.waitUntilReady() }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 5...30, using: &random)))
-            for reader in batch { await reader.kill() }
-            killed += batch.count
             largest = max(largest, (try? FileManager.default.attributesOfItem(atPath: dataFile.path)[.size] as? Int) ?? 0)
         }
         #expect(writer.isRunning, "the writer died: \(writer.errors)")
         await writer.kill()
         #expect(!writer.errors.contains("writer: "), "the writer failed beside the killed readers: \(writer.errors)")
-        let acknowledged = writer.output.split(separator: "\n").filter { $0.hasPrefix("ack ") }.count
+        let acknowledged = Self.acknowledgedBatches(writer)
         // A new reader still gets a slot and reads.
         let after = try await WorkerProcess(role: "reader", directory: folder.url, seconds: 0.5, seed: 1)
         let result = await after.finish()
@@ -254,6 +262,11 @@ struct CrashTests {
         let pinnedBytes = acknowledged * 150_000
         #expect(largest < (8 << 20) + pinnedBytes / 3, "the data file grew to \(largest) bytes after \(acknowledged) batches")
         try await Self.checkInvariants(folder.url, cycle: 0)
+    }
+
+    /// The batches `writer` has acknowledged so far.
+    static func acknowledgedBatches(_ writer: WorkerProcess) -> Int {
+        writer.output.split(separator: "\n").filter { $0.hasPrefix("ack ") }.count
     }
 }
 

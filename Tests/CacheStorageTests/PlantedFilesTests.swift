@@ -45,7 +45,7 @@ struct PlantedFilesTests {
         let sharing = configuration
         let staged = parent.url.appendingPathComponent("staged").path
 
-        let opens = 500
+        let opens = TestScale.current.linkSwapOpens
         let outcome = await OffPoolRun.result(within: 600) { () -> (attempts: Int, victimMode: mode_t?) in
             // A 0600 regular file of this user at the name (a mode a group store's opening
             // wants to change), then a link to the victim in its place.
@@ -54,6 +54,7 @@ struct PlantedFilesTests {
             }
         }
         let result = try #require(outcome, "the opens did not finish")
+        print("a link swapped in and out during \(result.attempts) opens (\(TestScale.current))")
         #expect(result.victimMode == 0o600, "the victim's mode changed after \(result.attempts) opens")
     }
 

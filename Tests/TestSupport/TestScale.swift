@@ -15,7 +15,8 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public var indexRecoveryKills: Int
     /// Kills of readers, evictors, writers, purge and verify beside a kept-open store (`CrashTests`).
     public var mixedKills: Int
-    /// Readers killed mid-read beside a writer (`CrashTests`).
+    /// Readers killed mid-read beside a writer, at least (`CrashTests` goes on until its writer
+    /// has written enough for the file's growth to show).
     public var killedReaders: Int
     /// Kills of a writer merging the pointer tail (`PointerTailTests`).
     public var tailMergeKills: Int
@@ -37,6 +38,9 @@ public struct TestScale: Sendable, CustomStringConvertible {
     /// Simulated power losses per recorded workload of every operation (`PowerLossWorkloadTests`);
     /// `POWERLOSS_STATES` overrides it too.
     public var workloadPowerLossStates: Int
+    /// Opens of a store while another thread swaps a link in and out at one of its names
+    /// (`PlantedFilesTests`).
+    public var linkSwapOpens: Int
     /// Operations of the model-checked storage simulation (`StoreSimulationTests`);
     /// `SIMULATION_OPERATIONS` overrides it at either scale.
     public var simulatedOperations: Int
@@ -45,7 +49,8 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public static let full = TestScale(
         name: "full", writerKills: 80, indexRecoveryKills: 20, mixedKills: 130, killedReaders: 1_000,
         tailMergeKills: 40, powerLossStates: 400, periodicPowerLossStates: 400, manyEntries: 200_000,
-        reuseCases: 20_000, corpusStride: 1, damagedStores: 80, workloadPowerLossStates: 1_000, simulatedOperations: 100_000)
+        reuseCases: 20_000, corpusStride: 1, damagedStores: 80, workloadPowerLossStates: 1_000, linkSwapOpens: 500,
+        simulatedOperations: 100_000)
 
     /// Counts large enough that every rule is exercised (kills land during start-up, inside a
     /// rebuild, in each role; power losses catch periodic durability both flushed and not), small
@@ -53,9 +58,10 @@ public struct TestScale: Sendable, CustomStringConvertible {
     /// 510 reader slots, and more entries than the 65,536 pairs that start a round of the pointer
     /// tail's merge.
     public static let short = TestScale(
-        name: "short", writerKills: 16, indexRecoveryKills: 6, mixedKills: 30, killedReaders: 528,
-        tailMergeKills: 16, powerLossStates: 100, periodicPowerLossStates: 200, manyEntries: 80_000,
-        reuseCases: 5_000, corpusStride: 4, damagedStores: 3, workloadPowerLossStates: 150, simulatedOperations: 10_000)
+        name: "short", writerKills: 12, indexRecoveryKills: 6, mixedKills: 20, killedReaders: 528,
+        tailMergeKills: 10, powerLossStates: 60, periodicPowerLossStates: 200, manyEntries: 80_000,
+        reuseCases: 5_000, corpusStride: 4, damagedStores: 3, workloadPowerLossStates: 150, linkSwapOpens: 150,
+        simulatedOperations: 10_000)
 
     /// The environment variable `tools/test --all` sets to `1` for the full scale.
     public static let environmentVariable = "CACHE_TESTS_FULL"
