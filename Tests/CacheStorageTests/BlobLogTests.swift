@@ -11,7 +11,7 @@ import Testing
 struct BlobLogTests {
     static func key(_ number: Int) -> String { "https://cdn.example.com/log/\(number).jpg" }
     /// Above `BlobLocation.withRecordLimit`: bytes that go to the blob log.
-    static func bytes(_ number: Int, size: Int = 20_000) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ number) }) }
+    static func bytes(_ number: Int, size: Int = 20_000) -> Data { Data(progression: size, start: number, step: 31) }
 
     /// The keys in the blob log.
     static func logNumbers(_ store: PersistentStore) throws -> [UInt64] {

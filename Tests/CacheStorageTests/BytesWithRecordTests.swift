@@ -13,7 +13,7 @@ struct BytesWithRecordTests {
     static let small = 2_000
     static let large = BlobLocation.withRecordLimit + 1
     static func bytes(_ number: Int, size: Int = small) -> Data {
-        Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ number) })
+        Data(progression: size, start: number, step: 29)
     }
 
     static func location(_ store: PersistentStore, _ key: String) throws -> BlobLocation? {

@@ -15,7 +15,7 @@ import Testing
 struct EvictionVictimTests {
     static func key(_ name: String) -> String { "https://cdn.example.com/victims/\(name).jpg" }
     static func bytes(_ seed: Int, size: Int = 900) -> Data {
-        Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ seed) })
+        Data(progression: size, start: seed, step: 7)
     }
 
     /// Puts `names` one at a time, a few milliseconds apart, so each has its own time in access order.

@@ -13,7 +13,7 @@ struct ManyEntriesTests {
     static let size = 256
 
     static func key(_ number: Int) -> String { "https://cdn.example.com/feed/\(number).jpg" }
-    static func bytes(_ number: Int) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &+ number &* 7) }) }
+    static func bytes(_ number: Int) -> Data { Data(progression: size, start: number &* 7, step: 1) }
 
     @Test("many small entries (TestScale.manyEntries) open strictly, verify, and evict exactly the least recently used half")
     func manySmallEntries() async throws {

@@ -14,7 +14,7 @@ struct PointerTailTests {
     /// Small bytes follow their records; every fifth entry is larger, so its blob is in the blob log.
     static func bytes(_ number: Int, generation: Int = 1) -> Data {
         let size = number % 5 == 0 ? 20_000 : 1_000 + number % 3_000
-        return Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ number &+ generation &* 31) })
+        return Data(progression: size, start: number &+ generation &* 31, step: 7)
     }
 
     static func configuration(threshold: Int = 1 << 30, slice: Int = 8192) -> StoreConfiguration {

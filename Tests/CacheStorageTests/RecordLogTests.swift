@@ -14,7 +14,7 @@ struct RecordLogTests {
     /// Above `BlobLocation.withRecordLimit`, so that each record names a blob in the blob log
     /// (`BytesWithRecordTests` covers small entries, whose bytes follow their records).
     static func bytes(_ number: Int, size: Int = 20_000) -> Data {
-        Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ number) })
+        Data(progression: size, start: number, step: 13)
     }
 
     struct Layout: Equatable {
