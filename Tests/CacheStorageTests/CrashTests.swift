@@ -184,8 +184,10 @@ struct CrashTests {
         // the store at the end may hold none; the cycles before it must have had some to check.
         var checked = 0
         let cycles = TestScale.current.mixedKills
+        // Every role in turn from a random start, so each is killed in the short form too.
+        let firstRole = Int.random(in: 0..<Self.killedRoles.count, using: &random)
         for cycle in 0..<cycles {
-            let role = Self.killedRoles[Int.random(in: 0..<Self.killedRoles.count, using: &random)]
+            let role = Self.killedRoles[(firstRole + cycle) % Self.killedRoles.count]
             let process: WorkerProcess
             switch role {
             case "purge":
@@ -227,7 +229,10 @@ struct CrashTests {
         // Twelve readers at a time, each killed a few milliseconds after it is ready (a reader
         // waiting for its batch would only spend the processor on reads), until more have died
         // than the table has slots and the writer has written enough for growth to show.
-        while writer.isRunning, killed < TestScale.current.killedReaders || Self.acknowledgedBatches(writer) <= 150 {
+        let deadline = ContinuousClock.now + .seconds(600)
+        while writer.isRunning, ContinuousClock.now < deadline,
+            killed < TestScale.current.killedReaders || Self.acknowledgedBatches(writer) <= 150
+        {
             let first = killed
             killed += try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<12 {
@@ -244,6 +249,7 @@ struct CrashTests {
             }
             largest = max(largest, (try? FileManager.default.attributesOfItem(atPath: dataFile.path)[.size] as? Int) ?? 0)
         }
+        #expect(killed >= TestScale.current.killedReaders, "only \(killed) readers were killed in the time allowed")
         #expect(writer.isRunning, "the writer died: \(writer.errors)")
         await writer.kill()
         #expect(!writer.errors.contains("writer: "), "the writer failed beside the killed readers: \(writer.errors)")
