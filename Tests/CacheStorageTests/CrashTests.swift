@@ -213,25 +213,30 @@ struct CrashTests {
         #expect(checked >= cycles, "the cycles found \(checked) entries to check in all")
     }
 
-    @Test("readers killed mid-read beside a writer (TestScale.killedReaders, more than the table holds) never fill LMDB's reader table (510 slots) nor let the file grow without bound")
+    @Test("readers killed mid-read beside a writer (TestScale.killedReaders at least) leave more slots than LMDB's reader table holds (510), and the next open clears them: the table never fills and no dead reader pins a snapshot")
     func killedReaders() async throws {
         let folder = TemporaryDirectory("crash-readers")
-        let dataFile = folder.url.appendingPathComponent("blobs/data.mdb")
+        let blobs = folder.url.appendingPathComponent("blobs")
         let seed = try await WorkerProcess(role: "writer", directory: folder.url, seconds: 1, seed: 5)
         #expect(await seed.finish().status == 0)
-        // A writer overwrites and evicts (8 MiB limit) the whole time. A dead reader's slot pins the
-        // snapshot it read: were the slots never cleared, no page freed after it could be reused
-        // and the file would grow with every write.
-        let writer = try await WorkerProcess(role: "writer", directory: folder.url, seed: 6)
+        // A writer overwrites and evicts (8 MiB limit) the whole time, pausing between batches so
+        // the readers get the processor. A dead reader's slot pins the snapshot it read: were the
+        // slots never cleared, no page freed after it could be reused, the file would grow with
+        // every write, and the table would fill.
+        let writer = try await WorkerProcess(
+            role: "writer", directory: folder.url, seed: 6, environment: ["STORAGE_WORKER_PAUSE_MS": "20"])
         #expect(await writer.waitUntilReady())
         var killed = 0
+        var deadSlots = 0
+        var pinning = 0
         var largest = 0
         // Twelve readers at a time, each killed a few milliseconds after it is ready (a reader
-        // waiting for its batch would only spend the processor on reads), until more have died
-        // than the table has slots and the writer has written enough for growth to show.
+        // waiting for its batch would only spend the processor on reads). After each batch, the
+        // slots its readers left are counted before the next batch's opens clear them; the kills
+        // go on until more slots were left than the table holds.
         let deadline = ContinuousClock.now + .seconds(600)
         while writer.isRunning, ContinuousClock.now < deadline,
-            killed < TestScale.current.killedReaders || Self.acknowledgedBatches(writer) <= 150
+            killed < TestScale.current.killedReaders || deadSlots <= 510
         {
             let first = killed
             killed += try await withThrowingTaskGroup(of: Int.self) { group in
@@ -247,26 +252,29 @@ struct CrashTests {
                 }
                 return try await group.reduce(0, +)
             }
-            largest = max(largest, (try? FileManager.default.attributesOfItem(atPath: dataFile.path)[.size] as? Int) ?? 0)
+            let left = try ReaderTable.read(blobs).ofDeadProcesses
+            deadSlots += left.count
+            pinning += left.filter { $0.snapshot != nil }.count
+            let size = try? FileManager.default.attributesOfItem(atPath: blobs.appendingPathComponent("data.mdb").path)[.size]
+            largest = max(largest, size as? Int ?? 0)
         }
         #expect(killed >= TestScale.current.killedReaders, "only \(killed) readers were killed in the time allowed")
+        #expect(deadSlots > 510, "the killed readers left \(deadSlots) slots, no more than the table holds")
         #expect(writer.isRunning, "the writer died: \(writer.errors)")
-        await writer.kill()
-        #expect(!writer.errors.contains("writer: "), "the writer failed beside the killed readers: \(writer.errors)")
-        let acknowledged = Self.acknowledgedBatches(writer)
-        // A new reader still gets a slot and reads.
+        // A new reader still gets a slot and reads, and its open clears the slots the last batch left.
         let after = try await WorkerProcess(role: "reader", directory: folder.url, seconds: 0.5, seed: 1)
         let result = await after.finish()
         #expect(result.status == 0, "\(result.output) \(result.errors)")
-        print("killed readers (\(TestScale.current)): \(killed) beside a writer that acknowledged \(acknowledged) batches; data file at most \(largest) bytes")
-        // Each batch writes 1–8 entries of about 33 KB, 150 KB on average: were a dead reader's
-        // snapshot pinned, every batch after it would stay in the file. Live data stays under the
-        // 8 MiB limit; copy-on-write and the twelve live readers' snapshots, which pin pages for
-        // as long as each runs, let the file grow by a part of what was written (11–16 MB after
-        // 373–585 batches, 22 MB after 734), so the bound is a third of what a pinned file holds.
+        let remaining = try ReaderTable.read(blobs).ofDeadProcesses
+        #expect(remaining.isEmpty, "slots of dead readers after an open: \(remaining)")
+        await writer.kill()
+        #expect(!writer.errors.contains("writer: "), "the writer failed beside the killed readers: \(writer.errors)")
+        let acknowledged = Self.acknowledgedBatches(writer)
         #expect(acknowledged > 150, "the writer wrote too little for the test to prove anything")
-        let pinnedBytes = acknowledged * 150_000
-        #expect(largest < (8 << 20) + pinnedBytes / 3, "the data file grew to \(largest) bytes after \(acknowledged) batches")
+        // The file's size is printed, not bounded: live readers pin pages for as long as each
+        // reads (a new process's first read brings its index of the pointer tail up to date
+        // inside its transaction), and how long that is follows the machine's load.
+        print("killed readers (\(TestScale.current)): \(killed) left \(deadSlots) slots (\(pinning) holding a snapshot), \(remaining.count) left after the next open, beside a writer that acknowledged \(acknowledged) batches; data file at most \(largest) bytes")
         try await Self.checkInvariants(folder.url, cycle: 0)
     }
 

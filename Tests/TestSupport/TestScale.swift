@@ -15,8 +15,8 @@ public struct TestScale: Sendable, CustomStringConvertible {
     public var indexRecoveryKills: Int
     /// Kills of readers, evictors, writers, purge and verify beside a kept-open store (`CrashTests`).
     public var mixedKills: Int
-    /// Readers killed mid-read beside a writer, at least (`CrashTests` goes on until its writer
-    /// has written enough for the file's growth to show).
+    /// Readers killed mid-read beside a writer, at least (`CrashTests` goes on until they have
+    /// left more slots than LMDB's reader table holds).
     public var killedReaders: Int
     /// Kills of a writer merging the pointer tail (`PointerTailTests`).
     public var tailMergeKills: Int
