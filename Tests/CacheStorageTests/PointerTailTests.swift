@@ -244,7 +244,7 @@ struct PointerTailTests {
             while worker.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             if !worker.isRunning { selfKilled += 1 }
             await worker.kill()
-            let acks = worker.output.split(separator: "\n").filter { $0.hasPrefix("ack ") }.count
+            let acks = worker.acknowledgedBatches
             #expect(acks >= batches, "cycle \(cycle): killed after \(acks) batches, not \(batches): \(worker.errors)")
             acknowledged.merge(CrashTests.acknowledged(worker.output)) { max($0, $1) }
             // Reopened with `.throwError`, verified, nothing quarantined.

@@ -1,6 +1,8 @@
 import CLMDB
 import Foundation
 
+@testable import CacheStorage
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,6 +17,9 @@ struct ReaderTable {
         var snapshot: UInt64?
     }
 
+    /// How many slots the store's table has.
+    static let capacity = BlobStore.readerSlots
+
     var slots: [Slot]
 
     /// Slots whose process has exited: what a reader killed mid-read leaves until an open or the
@@ -28,8 +33,7 @@ struct ReaderTable {
         var env: OpaquePointer?
         guard mdb_env_create(&env) == 0, let env else { throw CocoaError(.fileReadUnknown) }
         defer { mdb_env_close(env) }
-        mdb_env_set_maxreaders(env, 510)
-        mdb_env_set_maxdbs(env, 16)
+        mdb_env_set_maxreaders(env, UInt32(capacity))
         let code = mdb_env_open(env, folder.path, UInt32(MDB_RDONLY | MDB_NOTLS), 0o600)
         guard code == 0 else { throw CocoaError(.fileReadUnknown, userInfo: ["code": code]) }
         final class Lines { var text = "" }

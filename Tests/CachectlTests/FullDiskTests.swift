@@ -155,7 +155,7 @@ extension FullDiskTests {
         var otherErrors: [Substring]
 
         init(_ writer: WorkerProcess) {
-            acknowledged = writer.output.split(separator: "\n").filter { $0.hasPrefix("ack ") }.count
+            acknowledged = writer.acknowledgedBatches
             let errors = writer.errors.split(separator: "\n").filter { $0.hasPrefix("writer: ") }
             refusedDiskFull = errors.filter { $0.contains("the disk is full") }.count
             otherErrors = errors.filter { !$0.contains("the disk is full") }

@@ -154,6 +154,8 @@ public final class WorkerProcess: @unchecked Sendable {
     /// What the worker has printed to standard error so far.
     public var errors: String { state.withLock { String(decoding: $0.stderr, as: UTF8.self) } }
     public var isRunning: Bool { state.withLock { $0.status == nil } }
+    /// The batches a writer has acknowledged so far: its `ack GEN KEY…` lines.
+    public var acknowledgedBatches: Int { output.split(separator: "\n").filter { $0.hasPrefix("ack ") }.count }
     public var processIdentifier: Int32 { process.processIdentifier }
 
     /// Waits (up to `timeout`) until the worker prints `line` on a line of its own; false when it

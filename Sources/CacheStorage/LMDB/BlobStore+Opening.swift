@@ -27,6 +27,9 @@ extension BlobStore {
         _ = madvise(address, info.me_mapsize, advice)
     }
 
+    /// Slots in LMDB's reader table: one per read transaction open at once, across every process.
+    static let readerSlots = 510
+
     /// Creates and opens an environment handle with the store's settings.
     static func openEnvironment(_ directory: URL, flags: UInt32, mapBytes: Int, mode: mode_t) throws(OpenFailure)
         -> OpaquePointer
@@ -35,7 +38,7 @@ extension BlobStore {
         var code = mdb_env_create(&env)
         guard code == 0, let env else { throw .failed(LMDBError.error(code, "create an environment")) }
         mdb_env_set_maxdbs(env, 8)
-        mdb_env_set_maxreaders(env, 510)
+        mdb_env_set_maxreaders(env, UInt32(readerSlots))
         mdb_env_set_mapsize(env, mapBytes)
         code = mdb_env_open(env, directory.path, flags, mode)
         if code != 0 {
