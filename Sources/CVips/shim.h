@@ -17,14 +17,6 @@ static inline int siv_thumbnail_buffer(
         load_options, NULL);
 }
 
-/// vips_thumbnail_image: an image already in memory (pixels decoded outside libvips) resampled as
-/// siv_thumbnail_buffer resamples a loaded one, only ever down.
-static inline int siv_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int crop) {
-    return vips_thumbnail_image(
-        in, out, width, "height", height, "size", VIPS_SIZE_DOWN, "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
-        NULL);
-}
-
 /// vips_image_new_from_buffer, for reading a header: nothing is decoded until pixels are asked for.
 static inline VipsImage *siv_header_from_buffer(const void *buffer, size_t length, const char *load_options) {
     return vips_image_new_from_buffer(buffer, length, load_options, "access", VIPS_ACCESS_SEQUENTIAL, NULL);

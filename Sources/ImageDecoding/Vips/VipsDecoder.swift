@@ -33,7 +33,7 @@ public struct VipsDecoder: ImageDecoder {
         let target = try Self.target(of: processing)
         switch info.format {
         case .bmp, .ico:
-            return try Self.decodeBitmap(data, info: info, target: target)
+            return try Self.decodeBitmap(data, info: info, processing: processing, target: target)
         case .svg:
             return try Self.withBytes(of: data) { base, count throws(ImageDecodingError) in
                 try Self.render(base, count: count, target: target, size: info)

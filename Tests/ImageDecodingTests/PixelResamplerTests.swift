@@ -1,0 +1,76 @@
+import Foundation
+import ImageDecoding
+import LoopbackOrigin
+import Testing
+
+@testable import ImageDecoding
+
+/// Decoded pixels resampled in Swift (`PixelResampler`), the step that makes each size of an image
+/// from the decode kept beside its bytes: held to libvips' own thumbnail of the same bytes, size
+/// for size, and to what premultiplied alpha and an unscaled crop promise.
+@Suite("Resampling decoded pixels")
+struct PixelResamplerTests {
+    static let limit = 100_000_000
+
+    /// A photo-like 600 × 400 image: smooth gradients and a fine pattern, which a wrong filter or
+    /// an offset by a pixel would show.
+    static let photo = PNGEncoder.encode(width: 600, height: 400) { x, y in
+        (UInt8((x * 255) / 599), UInt8((y * 255) / 399), UInt8(128 + Int(100 * sin(Double(x + y) / 9))))
+    }
+
+    @Test(
+        "each size resampled from the decoded image is libvips' thumbnail of the bytes, to the pixel in size and within two levels on average",
+        arguments: [
+            ImageProcessing.thumbnail(maxPixelSize: 100), .thumbnail(maxPixelSize: 257), .thumbnail(maxPixelSize: 599),
+            .resized(width: 120, height: 120, mode: .fill), .resized(width: 200, height: 50, mode: .fit),
+            .resized(width: 90, height: 300, mode: .fill),
+        ])
+    func matchesLibvips(_ processing: ImageProcessing) throws {
+        let decoder = PlatformImageDecoder(isolation: .inProcess)
+        let whole = try decoder.decode(Self.photo, processing: .original, maxPixelCount: Self.limit)
+        let expected = try decoder.decode(Self.photo, processing: processing, maxPixelCount: Self.limit)
+        let resampled = try PixelResampler.resample(whole, processing: processing)
+        #expect((resampled.pixelWidth, resampled.pixelHeight) == (expected.pixelWidth, expected.pixelHeight))
+        try #require(resampled.pixels.count == expected.pixels.count)
+        let difference = CorpusDecodingTests.meanDifference(resampled, expected)
+        #expect(difference < 2, "mean difference \(difference) levels for \(processing.identifier)")
+    }
+
+    @Test("a transparent pixel's colour does not bleed into its opaque neighbours, and alpha is resampled with the colours")
+    func premultipliedAlpha() throws {
+        // Left half opaque red, right half fully transparent green: without premultiplying, the
+        // green would bleed into the red at the edge.
+        let pixels = Data((0..<200 * 100).flatMap { index -> [UInt8] in index % 200 < 100 ? [255, 0, 0, 255] : [0, 255, 0, 0] })
+        let image = DecodedImage(pixelWidth: 200, pixelHeight: 100, pixelFormat: .rgba8, bytesPerRow: 800, pixels: pixels)
+        let small = try PixelResampler.resample(image, processing: .thumbnail(maxPixelSize: 50))
+        #expect((small.pixelWidth, small.pixelHeight) == (50, 25))
+        for x in 0..<50 {
+            let (red, green, _, alpha) = small.pixel(x: x, y: 12)
+            if alpha > 0 { #expect(green == 0 && red >= 250, "x \(x): \(red), \(green), alpha \(alpha)") }
+            if x < 23 { #expect(alpha == 255) }
+            if x > 26 { #expect(alpha == 0) }
+        }
+    }
+
+    @Test("an unscaled crop is the source's centre pixel for pixel; a size the image fits is the image itself")
+    func unscaledCropAndFit() throws {
+        let decoder = PlatformImageDecoder(isolation: .inProcess)
+        let whole = try decoder.decode(Self.photo, processing: .original, maxPixelCount: Self.limit)
+        let cropped = try PixelResampler.resample(whole, processing: .resized(width: 300, height: 400, mode: .fill))
+        #expect((cropped.pixelWidth, cropped.pixelHeight) == (300, 400))
+        for (x, y) in [(0, 0), (17, 200), (299, 399), (150, 3)] {
+            #expect(cropped.pixel(x: x, y: y) == whole.pixel(x: x + 150, y: y))
+        }
+        #expect(try PixelResampler.resample(whole, processing: .thumbnail(maxPixelSize: 600)) == whole)
+        #expect(try PixelResampler.resample(whole, processing: .resized(width: 900, height: 900, mode: .fit)) == whole)
+    }
+
+    @Test("pixels not tightly packed RGBA, and a size of zero, are refused with a typed error")
+    func refusals() {
+        let padded = DecodedImage(
+            pixelWidth: 2, pixelHeight: 2, pixelFormat: .rgba8, bytesPerRow: 12, pixels: Data(count: 24))
+        #expect(throws: ImageDecodingError.self) { try PixelResampler.resample(padded, processing: .thumbnail(maxPixelSize: 1)) }
+        let image = DecodedImage(pixelWidth: 2, pixelHeight: 2, pixelFormat: .rgba8, bytesPerRow: 8, pixels: Data(count: 16))
+        #expect(throws: ImageDecodingError.self) { try PixelResampler.resample(image, processing: .thumbnail(maxPixelSize: 0)) }
+    }
+}
