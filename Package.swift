@@ -183,7 +183,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImageCacheTests",
-            dependencies: ["ImageCache", "HTTPCaching", "ImageFormats", "TestSupport", "LoopbackOrigin", "CacheConformance"]
+            dependencies: ["ImageCache", "HTTPCaching", "ImageDecoding", "ImageFormats", "TestSupport", "LoopbackOrigin", "CacheConformance"]
         ),
         .testTarget(
             name: "ImageDecodingTests",

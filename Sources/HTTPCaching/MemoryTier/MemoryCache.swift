@@ -56,16 +56,38 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         // Evicted values are released after the lock is dropped: a deinit must not run under it.
         let evicted: [Value] = list.withLock { list in
             list.set(value, for: key, cost: cost)
-            var evicted: [Value] = []
-            while list.totalCost > costLimit || list.count > countLimit,
-                let (_, old) = list.removeLeastRecentlyUsed()
-            {
-                evicted.append(old)
-            }
-            return evicted
+            return Self.evictPastLimits(&list, costLimit: costLimit, countLimit: countLimit)
         }
         _ = evicted
         return true
+    }
+
+    /// Replaces the value for `key` with what `transform` makes of it, under the cache's lock, so
+    /// that a value stored for `key` meanwhile is never overwritten by one made from the value it
+    /// replaced. `transform` returns nil to leave the value as it is; it runs under the lock.
+    /// - Returns: whether the value was replaced; false, the value left as it was, when there is
+    ///   none, `transform` returned nil, or the new one costs more than one entry may.
+    @discardableResult
+    @inlinable public func replaceValue(for key: Key, _ transform: (Value) -> (value: Value, cost: Int)?) -> Bool {
+        let (replaced, evicted): (Bool, [Value]) = list.withLock { list in
+            guard let current = list.value(for: key), let (value, asked) = transform(current) else { return (false, []) }
+            let cost = max(0, asked)
+            guard Double(cost) <= Double(costLimit) * maxEntryCostFraction else { return (false, [value]) }
+            list.set(value, for: key, cost: cost)
+            return (true, [current] + Self.evictPastLimits(&list, costLimit: costLimit, countLimit: countLimit))
+        }
+        _ = evicted
+        return replaced
+    }
+
+    /// Removes least recently used entries while `list` is past either limit, returning them to be
+    /// released once the lock is dropped.
+    @inlinable static func evictPastLimits(_ list: inout LRUList<Key, Value>, costLimit: Int, countLimit: Int) -> [Value] {
+        var evicted: [Value] = []
+        while list.totalCost > costLimit || list.count > countLimit, let (_, old) = list.removeLeastRecentlyUsed() {
+            evicted.append(old)
+        }
+        return evicted
     }
 
     /// Removes the value for `key`, returning it.

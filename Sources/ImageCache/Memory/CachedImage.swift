@@ -16,32 +16,46 @@ final class CachedImage: Sendable {
     let reuse: PlainReuse?
     /// The pixels, for a processed image.
     let decoded: DecodedImage?
+    /// A smaller decode of the bytes, which other sizes of the image are resampled from: it lives
+    /// and goes with the bytes it was decoded from.
+    let base: DecodedBase?
     /// The image as a memory hit answers it: the stored headers, with an `Age` computed when read.
     let memoryResponse: ImageResponse
 
-    init(data: Data, info: ImageInfo, http: StoredResponse?, reuse: PlainReuse? = nil, decoded: DecodedImage? = nil) {
+    init(
+        data: Data, info: ImageInfo, http: StoredResponse?, reuse: PlainReuse? = nil, decoded: DecodedImage? = nil,
+        base: DecodedBase? = nil
+    ) {
         self.data = data
         self.info = info
         self.http = http
         self.reuse = reuse
         self.decoded = decoded
+        self.base = base
         memoryResponse =
             http.map { ImageResponse(data: data, info: info, agingFrom: $0, source: .memory, decoded: decoded) }
             ?? ImageResponse(data: data, info: info, http: nil, source: .memory, decoded: decoded)
     }
 
-    /// What keeping it costs, in bytes held: the encoded bytes, plus the pixels of a decoded image.
-    var cost: Int { data.count + (decoded?.cost ?? 0) }
+    /// What keeping it costs, in bytes held: the encoded bytes, plus the pixels of a decoded image
+    /// and of a base.
+    var cost: Int { data.count + (decoded?.cost ?? 0) + (base?.cost ?? 0) }
+
+    /// The same image, with `base` kept beside its bytes.
+    func keeping(_ base: DecodedBase) -> CachedImage {
+        CachedImage(data: data, info: info, http: http, reuse: reuse, decoded: decoded, base: base)
+    }
 
     /// The image as the HTTP cache's entry, for it to decide about; nil without a response.
     var storedEntry: StoredEntry? {
         http.map { StoredEntry(response: $0, body: data, description: BodyDescription(info, byteCount: data.count)) }
     }
 
-    /// The image an HTTP cache entry holds, when its description names format and size.
-    convenience init?(_ entry: StoredEntry, reuse: PlainReuse?) {
+    /// The image an HTTP cache entry holds, when its description names format and size, with the
+    /// `base` decoded from the same bytes.
+    convenience init?(_ entry: StoredEntry, reuse: PlainReuse?, base: DecodedBase?) {
         guard let info = ImageInfo(entry.description) else { return nil }
-        self.init(data: entry.body, info: info, http: entry.response, reuse: reuse)
+        self.init(data: entry.body, info: info, http: entry.response, reuse: reuse, base: base)
     }
 }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The pipeline's memory tier as the HTTP cache sees it: the cache reads images with their
 /// responses from it before its disk tier, and keeps it in step whenever it stores, freshens
 /// (a 304, a `stale-while-revalidate` refresh) or removes a response.
@@ -21,10 +23,12 @@ struct ImageMemoryTier: HTTPMemoryTier {
 
     func keep(_ entry: StoredEntry, for key: String, plainReuse: PlainReuse?) {
         let cacheKey = MemoryKey(key)
-        // Variants go unless the bytes they were decoded from are the ones held: with nothing
-        // held (a variant read from disk, or bytes the tier let go) there is nothing to compare.
-        if images.value(for: cacheKey)?.data != entry.body { removeVariants(of: key) }
-        if let image = CachedImage(entry, reuse: plainReuse) {
+        // Variants and the base go unless the bytes they were decoded from are the ones held: with
+        // nothing held (a variant read from disk, or bytes the tier let go) there is nothing to compare.
+        let held = images.value(for: cacheKey)
+        let sameBytes = held?.data == entry.body
+        if !sameBytes { removeVariants(of: key) }
+        if let image = CachedImage(entry, reuse: plainReuse, base: sameBytes ? held?.base : nil) {
             images.set(image, for: cacheKey, cost: image.cost)
         } else {
             images.removeValue(for: cacheKey)
@@ -40,6 +44,22 @@ struct ImageMemoryTier: HTTPMemoryTier {
     func keepVariant(_ image: CachedImage, for key: MemoryKey, of source: MemoryKey) {
         variants.withLock { _ = $0[source.string, default: []].insert(key) }
         images.set(image, for: key, cost: image.cost)
+    }
+
+    /// What the tier holds under `key` when it is `data`, the bytes a load just returned.
+    func entry(holding data: Data, under key: MemoryKey) -> CachedImage? {
+        guard let held = images.value(for: key), held.data == data else { return nil }
+        return held
+    }
+
+    /// Keeps `base` beside `held`, the entry ``entry(holding:under:)`` returned, while it is still
+    /// the one under `key`: a base never joins bytes other than those it was decoded from.
+    func keep(_ base: DecodedBase, with held: CachedImage, under key: MemoryKey) {
+        images.replaceValue(for: key) { current in
+            guard current === held else { return nil }
+            let image = held.keeping(base)
+            return (image, image.cost)
+        }
     }
 
     private func removeVariants(of key: String) {

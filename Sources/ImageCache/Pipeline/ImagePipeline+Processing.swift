@@ -4,8 +4,9 @@ import Foundation
 /// it is stored there (see `ImagePipeline+DiskVariants.swift`); otherwise the bytes are loaded as
 /// for any request (memory, disk or network, under the request's policy, joining a load of the
 /// same bytes in flight), then
-/// decoded once per processing on the decoding queue (never on Swift's cooperative pool), and kept in the memory tier at the cost
-/// of their pixels.
+/// decoded once per processing on the decoding queue (never on Swift's cooperative pool), or
+/// resampled from a decode of the same bytes kept in memory (see `ImagePipeline+DecodedBases.swift`),
+/// and kept in the memory tier at the cost of their pixels.
 extension ImagePipeline {
     /// A processed image from memory, else the coalesced load and decode.
     nonisolated(nonsending) func loadProcessed(
@@ -48,8 +49,7 @@ extension ImagePipeline {
         var response = try await image(for: request.forBytes, progress: shared.report)
         let decoded: DecodedImage
         do {
-            decoded = try await configuration.decoder.decodeOffPool(
-                response.data, processing: processing, maxPixelCount: configuration.validator.maxPixelCount)
+            decoded = try await processedImage(of: response, processing: processing, bytesKey: bytesKey)
         } catch {
             throw ImageLoadError.decodingFailed(error)
         }
