@@ -15,10 +15,12 @@ struct DecodeIsolationTests {
     static let png = GeneratedImages.png(width: 120, height: 90) { x, y in GeneratedImages.quadrant(x: x, y: y, width: 120, height: 90) }
 
     /// Worker isolation with a memory limit of its own: each test gets its own pool, so one
-    /// test's workers never serve another's.
+    /// test's workers never serve another's. Its idle workers wait an hour: a loaded run can take
+    /// longer than the default lifetime between a decode and a test's look at the worker it left.
     static func isolation(memoryLimitMiB: Int, fault: DecodeWorkerFault? = nil) -> DecodeIsolation {
         var isolation = DecodeIsolation.workerProcesses
         isolation.workerMemoryLimitBytes = memoryLimitMiB << 20
+        isolation.idleWorkerLifetime = .seconds(3600)
         isolation.injectedFault = fault
         return isolation
     }
@@ -193,6 +195,31 @@ struct DecodeIsolationTests {
             Issue.record("\(String(describing: isolated))")
             return
         }
+    }
+
+    @Test("a worker waits its idle lifetime for the next job, then exits and is reaped; the next decode starts another")
+    func idleWorkersRetire() async throws {
+        let decode = { (decoder: PlatformImageDecoder) in
+            try await decoder.decodeOffPool(Self.png, processing: .thumbnail(maxPixelSize: 32), maxPixelCount: Self.limit)
+        }
+        // Within its lifetime the worker takes the next job.
+        let lasting = Self.isolation(memoryLimitMiB: 2003)
+        for _ in 0..<3 { _ = try await decode(PlatformImageDecoder(isolation: lasting)) }
+        #expect(lasting.startedWorkerProcessIDs.count == 1)
+        // Past it, the worker leaves the pool and the process table (reaped, not a zombie).
+        var brief = Self.isolation(memoryLimitMiB: 2002)
+        brief.idleWorkerLifetime = .milliseconds(200)
+        _ = try await decode(PlatformImageDecoder(isolation: brief))
+        let first = try #require(brief.startedWorkerProcessIDs.first)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, !brief.idleWorkerProcessIDs.isEmpty || Self.state(of: first) != nil {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(brief.idleWorkerProcessIDs.isEmpty)
+        #expect(Self.state(of: first) == nil)
+        let image = try await decode(PlatformImageDecoder(isolation: brief))
+        #expect((image.pixelWidth, image.pixelHeight) == (32, 24))
+        #expect(brief.startedWorkerProcessIDs.count == 2)
     }
 
     /// The state letter /proc gives a process (`R`, `S`, `Z` …).

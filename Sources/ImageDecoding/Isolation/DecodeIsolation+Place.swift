@@ -15,6 +15,12 @@ extension DecodeIsolation {
         return pool.idleProcessIDs
     }
 
+    /// The process IDs of every decode worker this isolation's pool started, in order.
+    package var startedWorkerProcessIDs: [Int32] {
+        guard case let .worker(pool) = place(for: .png) else { return [] }
+        return pool.startedProcessIDs
+    }
+
     /// A worker pool when the mode asks for one and the executable is found; the caller's process
     /// when the mode allows it; refused otherwise (SVG without a worker, in the automatic mode).
     func place(for format: ImageFormat) -> Place {

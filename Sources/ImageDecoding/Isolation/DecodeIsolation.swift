@@ -45,6 +45,10 @@ public struct DecodeIsolation: Sendable, Hashable {
     /// The time one decode may take from the moment it is handed to a worker, whatever the
     /// worker is waiting for: 15 seconds by default.
     public var deadline: Duration = .seconds(15)
+    /// How long a worker waits for its next job before it exits: 10 seconds by default. A waiting
+    /// worker holds its decoding libraries' memory; the next decode after it has gone starts
+    /// a new one.
+    public var idleWorkerLifetime: Duration = .seconds(10)
     /// The worker executable's path. Nil (the default) looks at `$SWIFT_IMAGE_CACHE_DECODE_WORKER`,
     /// then for `imagecache-decode-worker` beside the app's own executable (where `swift build`
     /// puts it: ship it there with the app).

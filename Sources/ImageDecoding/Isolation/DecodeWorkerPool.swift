@@ -6,9 +6,10 @@ import Synchronization
 /// job, a new one started when none is idle, a dead one replaced by the next job's.
 ///
 /// As many run at once as callers decode at once (the decoding queue is as wide as the machine);
-/// at most ``maxIdle`` wait between jobs. A worker retires after ``jobsPerWorker`` jobs, or once
-/// it has written much to its standard error, so a decoding library's leaks and its process's
-/// growth stay bounded.
+/// at most ``maxIdle`` wait between jobs, each for its isolation's `idleWorkerLifetime` at most (a
+/// waiting worker holds its libraries' memory for nothing). A worker retires after
+/// ``jobsPerWorker`` jobs, or once it has written much to its standard error, so a decoding
+/// library's leaks and its process's growth stay bounded.
 final class DecodeWorkerPool: Sendable {
     private struct Key: Hashable {
         let executable: String
@@ -19,10 +20,14 @@ final class DecodeWorkerPool: Sendable {
     private struct Idle {
         let worker: DecodeWorker
         let jobs: Int
+        /// When it may retire if no job has taken it by then.
+        let retiresAt: ContinuousClock.Instant
     }
 
     private let key: Key
     private let idle = Mutex<[Idle]>([])
+    /// Every worker this pool started, for the tests that follow one from start to exit.
+    private let started = Mutex<[Int32]>([])
     private let maxIdle = max(1, ProcessInfo.processInfo.activeProcessorCount)
     private static let jobsPerWorker = 1000
     private static let standardErrorLimit = 1 << 20
@@ -50,7 +55,7 @@ final class DecodeWorkerPool: Sendable {
         let deadline = ContinuousClock.now + isolation.deadline
         var end = DecodeWorkerEnd.retired
         for round in 0..<2 {
-            switch try self.attempt(job, until: deadline) {
+            switch try self.attempt(job, until: deadline, idleLifetime: isolation.idleWorkerLifetime) {
             case let .answered(result):
                 return try result.get()
             case let .ended(ended):
@@ -62,7 +67,9 @@ final class DecodeWorkerPool: Sendable {
     }
 
     /// One try of `job` on an idle worker (one that died while idle is passed over) or a new one.
-    private func attempt(_ job: DecodeJob, until deadline: ContinuousClock.Instant) throws(ImageDecodingError) -> DecodeWorker.Outcome {
+    private func attempt(
+        _ job: DecodeJob, until deadline: ContinuousClock.Instant, idleLifetime: Duration
+    ) throws(ImageDecodingError) -> DecodeWorker.Outcome {
         var taken = idle.withLock { $0.popLast() }
         while let idle = taken, !idle.worker.isAlive { taken = self.idle.withLock { $0.popLast() } }
         let worker: DecodeWorker
@@ -70,10 +77,16 @@ final class DecodeWorkerPool: Sendable {
             worker = taken.worker
         } else {
             worker = try DecodeWorker.start(executable: key.executable, memoryLimitBytes: key.memoryLimitBytes, fault: key.fault)
+            started.withLock { $0.append(worker.processID) }
         }
         let outcome = worker.run(job, deadline: deadline)
-        if case .answered = outcome { putBack(worker, jobs: (taken?.jobs ?? 0) + 1) }
+        if case .answered = outcome { putBack(worker, jobs: (taken?.jobs ?? 0) + 1, idleLifetime: idleLifetime) }
         return outcome
+    }
+
+    /// The process IDs of every worker this pool started, in order.
+    var startedProcessIDs: [Int32] {
+        started.withLock { $0 }
     }
 
     /// The process IDs of the workers waiting for a job.
@@ -81,15 +94,31 @@ final class DecodeWorkerPool: Sendable {
         idle.withLock { $0.map(\.worker.processID) }
     }
 
-    private func putBack(_ worker: DecodeWorker, jobs: Int) {
+    private func putBack(_ worker: DecodeWorker, jobs: Int, idleLifetime: Duration) {
+        let retiresAt = ContinuousClock.now + idleLifetime
         let kept =
             jobs < Self.jobsPerWorker && worker.standardErrorBytes < Self.standardErrorLimit
             && idle.withLock { idle in
                 guard idle.count < maxIdle else { return false }
-                idle.append(Idle(worker: worker, jobs: jobs))
+                idle.append(Idle(worker: worker, jobs: jobs, retiresAt: retiresAt))
                 return true
             }
-        if !kept { worker.retire() }
+        guard kept else { return worker.retire() }
+        // Off Swift's pool: retiring waits for the worker's exit.
+        let (seconds, attoseconds) = idleLifetime.components
+        let delay = Double(seconds) + Double(attoseconds) / 1e18
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + max(0, delay)) { [self] in retireIdleWorkers() }
+    }
+
+    /// Retires the workers that have waited their whole lifetime for a job.
+    private func retireIdleWorkers() {
+        let now = ContinuousClock.now
+        let expired = idle.withLock { idle in
+            let expired = idle.filter { $0.retiresAt <= now }
+            idle.removeAll { $0.retiresAt <= now }
+            return expired
+        }
+        for waiting in expired { waiting.worker.retire() }
     }
 
     private static func error(for end: DecodeWorkerEnd, isolation: DecodeIsolation) -> ImageDecodingError {
