@@ -46,7 +46,7 @@ struct DiskTier: Sendable {
                 attributes: EntryAttributes(
                     expiresAt: expiresAt, contentType: derived.contentType, format: description.format,
                     pixelWidth: description.pixelWidth, pixelHeight: description.pixelHeight, cost: description.cost),
-                source: EntrySource(key: derived.sourceKey, bytes: derived.sourceBody)))
+                source: derived.source))
     }
 
     func remove(_ keys: [String]) async throws {

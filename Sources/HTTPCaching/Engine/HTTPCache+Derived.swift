@@ -60,7 +60,7 @@ extension HTTPCache {
                 sourceFreshness: waitingSource.freshness)
         }
         guard let source = try disk.store.metadata(for: key),
-            source.checksum == EntrySource(key: key, bytes: write.sourceBody).checksum,
+            source.checksum == write.source.checksum,
             let (response, freshness) = source.attributes.responseHeaders.flatMap(StoredResponse.decodeAnnotated)
         else { return nil }
         return FoundDerived(body: write.body, description: write.description, source: response, sourceFreshness: freshness)

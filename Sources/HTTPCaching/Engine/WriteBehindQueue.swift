@@ -56,6 +56,18 @@ final class WriteBehindQueue: Sendable {
         let sourceKey: String
         /// The bytes it was made from: the store keeps it only while the source holds them.
         let sourceBody: Data
+        /// The source as the store names it, its bytes' checksum computed once for the lookups
+        /// that find this write waiting and for its commit.
+        let source: EntrySource
+
+        init(body: Data, description: BodyDescription, contentType: String?, sourceKey: String, sourceBody: Data) {
+            self.body = body
+            self.description = description
+            self.contentType = contentType
+            self.sourceKey = sourceKey
+            self.sourceBody = sourceBody
+            source = EntrySource(key: sourceKey, bytes: sourceBody)
+        }
     }
 
     private struct Pending {
