@@ -1,8 +1,10 @@
 """Writes the request paths of one benchmark run to stdout, one a line.
-Usage: plan.py SYSTEM SCENARIO IMAGES_FOLDER ORIGIN_PORT KEY [FIRST_SIZE COUNT]
+Usage: plan.py SYSTEM SCENARIO IMAGES_FOLDER ORIGIN_PORT KEY [OFFSET STRIDE COUNT]
   SYSTEM: proxy | nginx | thumbor
-  SCENARIO: cached (256-pixel thumbnails of /fresh/ sources), cold (a new size for every path,
-  FIRST_SIZE onwards, so no thumbnail is cached), short (256-pixel thumbnails of /short/ sources,
+  SCENARIO: cached (256-pixel thumbnails of /fresh/ sources), cold (a size not asked before for
+  every path, so no thumbnail is cached: the sources in turn at 100 + OFFSET pixels, then STRIDE
+  more, and so on; runs given offsets 0 to STRIDE - 1 ask disjoint sizes from the same range, so
+  each measures thumbnails of the same sizes), short (256-pixel thumbnails of /short/ sources,
   max-age=1) or warm (one small thumbnail per source, to fetch every original once)."""
 import base64
 import hashlib
@@ -33,6 +35,7 @@ elif scenario == "short":
 elif scenario == "warm":
     lines = [path(prefix, name, 32) for prefix in ("fresh", "short") for name in names]
 else:
-    first, count = int(sys.argv[6]), int(sys.argv[7])
-    lines = [path("fresh", names[index % len(names)], first + index // len(names)) for index in range(count)]
+    offset, stride, count = int(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
+    sizes = (100 + offset + stride * (index // len(names)) for index in range(count))
+    lines = [path("fresh", names[index % len(names)], size) for index, size in enumerate(sizes)]
 print("\n".join(lines))

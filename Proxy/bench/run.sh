@@ -5,7 +5,8 @@
 # 1, 16 and 64 connections for:
 #   cached  256-pixel thumbnails every server has made and cached already;
 #   cold    a thumbnail size never asked before on every request (originals already fetched), so
-#           each request decodes, resizes and encodes;
+#           each request makes a thumbnail; every connection count asks sizes from 100 pixels up,
+#           each its own;
 #   reval   256-pixel thumbnails of sources with max-age=1: each thumbnail's source is stale about
 #           once a second and is revalidated (If-None-Match, 304).
 # With ROUNDS=N, each round runs the servers in order and then in reverse order (the first to run
@@ -98,11 +99,12 @@ run_system() {
   warm "$plans/warm" "$port"
   warm "$plans/cached" "$port"
   for connections in $CONNECTIONS; do measure "$system" cached "$connections" "$plans/cached" "$port" "$pid"; done
-  local first=100
+  local offset=0 stride
+  stride=$(wc -w <<<"$CONNECTIONS")
   for connections in $CONNECTIONS; do
-    "$PY" "$HERE/plan.py" "$name" cold "$images" "$ORIGIN_PORT" "$KEY" "$first" 20000 >"$plans/cold-$connections"
+    "$PY" "$HERE/plan.py" "$name" cold "$images" "$ORIGIN_PORT" "$KEY" "$offset" "$stride" 20000 >"$plans/cold-$connections"
     measure "$system" cold "$connections" "$plans/cold-$connections" "$port" "$pid"
-    first=$((first + 20000 / $(ls "$images" | wc -l) + 1))
+    offset=$((offset + 1))
   done
   warm "$plans/short" "$port"
   sleep 2
