@@ -43,18 +43,6 @@ struct CorpusDecodingTests {
         print("corpus decoding (\(TestScale.current)): \(decoded) of \(entries.count) real images decoded, of \(corpus.count) in the corpus")
     }
 
-    /// The mean difference per channel between two decoded images of one size, in 8-bit levels.
-    static func meanDifference(_ first: DecodedImage, _ second: DecodedImage) -> Double {
-        var total = 0
-        for y in 0..<first.pixelHeight {
-            for x in 0..<first.pixelWidth {
-                let (a, b) = (first.pixel(x: x, y: y), second.pixel(x: x, y: y))
-                total += abs(Int(a.0) - Int(b.0)) + abs(Int(a.1) - Int(b.1)) + abs(Int(a.2) - Int(b.2))
-            }
-        }
-        return Double(total) / Double(first.pixelWidth * first.pixelHeight * 3)
-    }
-
     @Test("one picture in every encoding the corpus has (CMYK, Adobe RGB transform, 16-bit, palette, lossy) decodes to its colours, whole and as a thumbnail")
     func sameColours() async throws {
         let entries = try CorpusManifest.entries(under: "real/").filter {
@@ -67,7 +55,7 @@ struct CorpusDecodingTests {
             for entry in entries where entry.path != reference.path {
                 let image = try await decoder.decodeOffPool(try entry.contents(), processing: processing, maxPixelCount: Self.limit)
                 try #require((image.pixelWidth, image.pixelHeight) == (expected.pixelWidth, expected.pixelHeight), "\(entry.path)")
-                let difference = Self.meanDifference(image, expected)
+                let difference = image.meanColourDifference(to: expected)
                 // Lossless encodings match; JPEG at quality 50, subsampled RGB and a 32-colour
                 // palette stay within 8 levels. The CMYK file was separated through a press
                 // profile: converted back through libvips' CMYK profile it is 27 levels off (26 as

@@ -32,7 +32,7 @@ struct PixelResamplerTests {
         let resampled = try PixelResampler.resample(whole, processing: processing)
         #expect((resampled.pixelWidth, resampled.pixelHeight) == (expected.pixelWidth, expected.pixelHeight))
         try #require(resampled.pixels.count == expected.pixels.count)
-        let difference = CorpusDecodingTests.meanDifference(resampled, expected)
+        let difference = resampled.meanColourDifference(to: expected)
         #expect(difference < 2, "mean difference \(difference) levels for \(processing.identifier)")
     }
 

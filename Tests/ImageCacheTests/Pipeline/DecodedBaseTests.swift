@@ -22,18 +22,6 @@ struct DecodedBaseTests {
         var decodes: [ImageProcessing] { asked.withLock { $0 } }
     }
 
-    /// The mean difference per colour channel between two images of one size, in 8-bit levels.
-    static func meanDifference(_ first: DecodedImage, _ second: DecodedImage) -> Double {
-        var total = 0
-        for y in 0..<first.pixelHeight {
-            for x in 0..<first.pixelWidth {
-                let (a, b) = (first.pixel(x: x, y: y), second.pixel(x: x, y: y))
-                total += abs(Int(a.0) - Int(b.0)) + abs(Int(a.1) - Int(b.1)) + abs(Int(a.2) - Int(b.2))
-            }
-        }
-        return Double(total) / Double(first.pixelWidth * first.pixelHeight * 3)
-    }
-
     static func photo(blue: UInt8) -> Data {
         PNGEncoder.encode(width: 400, height: 240) { x, y in (UInt8((x * 255) / 399), UInt8((y * 255) / 239), blue) }
     }
@@ -66,7 +54,7 @@ struct DecodedBaseTests {
             let direct = try PlatformImageDecoder(isolation: .inProcess).decode(
                 photo, processing: .thumbnail(maxPixelSize: side), maxPixelCount: 100_000_000)
             #expect((image.pixelWidth, image.pixelHeight) == (direct.pixelWidth, direct.pixelHeight))
-            let difference = Self.meanDifference(image, direct)
+            let difference = image.meanColourDifference(to: direct)
             #expect(difference < 2, "\(side) pixels: mean difference \(difference)")
         }
         #expect(fixture.originHits("/photo.png") == 1)
