@@ -49,10 +49,4 @@ package struct DecodedBase: Sendable {
         let side = max(info.pixelWidth, info.pixelHeight)
         return .thumbnail(maxPixelSize: max(1, (side + shrink - 1) / shrink))
     }
-
-    /// Whether this base, of an image `info` describes, covers every pixel `processing` needs.
-    package func serves(_ processing: ImageProcessing, of info: ImageInfo) -> Bool {
-        guard let needed = Self.shrink(for: info, processing: processing) else { return false }
-        return shrink <= needed
-    }
 }

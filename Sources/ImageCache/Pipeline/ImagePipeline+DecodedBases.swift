@@ -21,7 +21,8 @@ extension ImagePipeline {
             return try await decoder.decodeOffPool(response.data, processing: processing, maxPixelCount: limit)
         }
         let base: DecodedBase
-        if let kept = held.base, kept.serves(processing, of: response.info) {
+        // A base at this shrink or a smaller one holds every pixel the target needs.
+        if let kept = held.base, kept.shrink <= shrink {
             base = kept
         } else {
             let pixels = try await decoder.decodeOffPool(

@@ -33,7 +33,7 @@ public struct VipsDecoder: ImageDecoder {
         let target = try Self.target(of: processing)
         switch info.format {
         case .bmp, .ico:
-            return try Self.decodeBitmap(data, info: info, processing: processing, target: target)
+            return try Self.decodeBitmap(data, info: info, processing: processing)
         case .svg:
             return try Self.withBytes(of: data) { base, count throws(ImageDecodingError) in
                 try Self.render(base, count: count, target: target, size: info)
@@ -71,7 +71,7 @@ public struct VipsDecoder: ImageDecoder {
     }
 
     /// The box libvips' thumbnail fits (or, cropping, fills); the original is a box no image reaches.
-    private static func target(of processing: ImageProcessing) throws(ImageDecodingError) -> Target {
+    static func target(of processing: ImageProcessing) throws(ImageDecodingError) -> Target {
         try processing.checkPossible()
         let unbounded = Int32(VIPS_MAX_COORD)
         switch processing {
