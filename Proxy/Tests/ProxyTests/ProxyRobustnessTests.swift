@@ -41,6 +41,9 @@ struct ProxyRobustnessTests {
     @Test("a dribbling and a stalling source each end with a 504 at their bound, and the one fetch slot serves the next request",
           .timeLimit(.minutes(1)), arguments: ["/dribble.png", "/stall.png"])
     func slowSourceEndsAt504(path: String) async throws {
+        // Both images are made before the proxy starts: made on first use, inside the origin's
+        // handler, the quick image's making counted against its own fetch deadline.
+        _ = (Self.image.count, Self.big.count)
         let fixture = try await ProxyFixture(arguments: Self.tightBounds, handler: Self.slowOrigin)
         let started = ContinuousClock.now
         let slow = try await HTTPGet.get(try fixture.signed(path))

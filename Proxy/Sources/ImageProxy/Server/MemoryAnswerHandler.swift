@@ -49,10 +49,11 @@ final class MemoryAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             guard let ready = answer else { return context.fireChannelRead(data) }
             answer = nil
+            // Counted before it is written, so a client that has read the answer reads the count with it.
+            answered?.increment()
             context.write(wrapOutboundOut(.head(ready.head)), promise: nil)
             if ready.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(ready.body))), promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            answered?.increment()
         }
     }
 
