@@ -36,6 +36,51 @@ struct PixelResamplerTests {
         #expect(difference < 2, "mean difference \(difference) levels for \(processing.identifier)")
     }
 
+    /// The photo with alpha rising from left to right, so that the resample premultiplies.
+    static let translucent = PNGEncoder.encode(
+        width: 600, height: 400, colourType: .rgba, bitDepth: 8,
+        rows: (0..<400).map { y in
+            (0..<600).flatMap { x -> [UInt8] in
+                let wave = 128 + Int(100 * sin(Double(x + y) / 9))
+                return [UInt8((x * 255) / 599), UInt8((y * 255) / 399), UInt8(wave), UInt8(64 + (x * 191) / 599)]
+            }
+        })
+
+    @Test(
+        "a translucent image resampled is libvips' thumbnail of the bytes, alpha and colours, within two levels on average",
+        arguments: [
+            ImageProcessing.thumbnail(maxPixelSize: 100), .thumbnail(maxPixelSize: 257), .resized(width: 120, height: 120, mode: .fill),
+        ])
+    func translucentMatchesLibvips(_ processing: ImageProcessing) throws {
+        let decoder = PlatformImageDecoder(isolation: .inProcess)
+        let whole = try decoder.decode(Self.translucent, processing: .original, maxPixelCount: Self.limit)
+        try #require(!whole.isOpaque)
+        let expected = try decoder.decode(Self.translucent, processing: processing, maxPixelCount: Self.limit)
+        let resampled = try PixelResampler.resample(whole, processing: processing)
+        #expect((resampled.pixelWidth, resampled.pixelHeight) == (expected.pixelWidth, expected.pixelHeight))
+        try #require(resampled.pixels.count == expected.pixels.count)
+        let difference = resampled.meanColourDifference(to: expected)
+        #expect(difference < 2, "mean difference \(difference) levels for \(processing.identifier)")
+    }
+
+    @Test("an image is opaque exactly when every pixel's alpha is 255, wherever the one that is not lies")
+    func opacity() {
+        // 7 × 3 pixels: whole eight-byte words and a pixel left over.
+        let opaque = [UInt8](repeating: 255, count: 7 * 3 * 4)
+        #expect(DecodedImage(pixelWidth: 7, pixelHeight: 3, pixelFormat: .rgba8, bytesPerRow: 28, pixels: Data(opaque)).isOpaque)
+        for pixel in 0..<21 {
+            var pixels = opaque
+            pixels[pixel * 4 + 3] = 254
+            // A colour below 255 never makes an image translucent.
+            pixels[(pixel * 4 + 4) % pixels.count] = 0
+            let image = DecodedImage(pixelWidth: 7, pixelHeight: 3, pixelFormat: .rgba8, bytesPerRow: 28, pixels: Data(pixels))
+            #expect(!image.isOpaque, "pixel \(pixel)")
+        }
+        var coloured = opaque
+        for index in coloured.indices where index % 4 != 3 { coloured[index] = UInt8(index % 251) }
+        #expect(DecodedImage(pixelWidth: 7, pixelHeight: 3, pixelFormat: .rgba8, bytesPerRow: 28, pixels: Data(coloured)).isOpaque)
+    }
+
     @Test("a transparent pixel's colour does not bleed into its opaque neighbours, and alpha is resampled with the colours")
     func premultipliedAlpha() throws {
         // Left half opaque red, right half fully transparent green: without premultiplying, the

@@ -24,94 +24,55 @@ package enum PixelResampler {
         // does: the kernel then spans a few pixels of a smaller image instead of many of this one.
         let shrinkX = max(1, Int((1 / plan.scaleX).rounded(.down)))
         let shrinkY = max(1, Int((1 / plan.scaleY).rounded(.down)))
-        let plane = image.pixels.withUnsafeBytes { source in
-            FloatPlane(
-                source.bindMemory(to: UInt8.self), width: image.pixelWidth, height: image.pixelHeight,
+        let pixels = image.pixels.withUnsafeBytes { source in
+            let rows = SourceRows(
+                source, width: image.pixelWidth, height: image.pixelHeight,
                 premultiplies: premultiplies, shrinkX: shrinkX, shrinkY: shrinkY)
+            let horizontal = ResamplingAxis(
+                sourceCount: rows.width, outputCount: plan.outputWidth, scale: plan.scaleX * Double(shrinkX),
+                offset: plan.offsetX / Double(shrinkX))
+            let vertical = ResamplingAxis(
+                sourceCount: rows.height, outputCount: plan.outputHeight, scale: plan.scaleY * Double(shrinkY),
+                offset: plan.offsetY / Double(shrinkY))
+            return run(rows, horizontal: horizontal, vertical: vertical, unpremultiplies: premultiplies, opaque: opaque)
         }
-        let horizontal = ResamplingAxis(
-            sourceCount: plane.width, outputCount: plan.outputWidth, scale: plan.scaleX * Double(shrinkX),
-            offset: plan.offsetX / Double(shrinkX))
-        let vertical = ResamplingAxis(
-            sourceCount: plane.height, outputCount: plan.outputHeight, scale: plan.scaleY * Double(shrinkY),
-            offset: plan.offsetY / Double(shrinkY))
-        let pixels = run(plane, horizontal: horizontal, vertical: vertical, unpremultiplies: premultiplies, opaque: opaque)
         return DecodedImage(
             pixelWidth: plan.outputWidth, pixelHeight: plan.outputHeight, pixelFormat: image.pixelFormat,
             bytesPerRow: plan.outputWidth * 4, pixels: pixels, frameCount: image.frameCount)
     }
 
-    /// The two passes: each row of `plane` the vertical pass reads, resampled across into a row of
-    /// floats; then each output row summed down from those, and stored as bytes: alpha divided out
-    /// again when it was premultiplied here, and left at 255 for an opaque image.
+    /// The two passes, a row at a time: each source row the vertical pass reads is resampled
+    /// across once, into a ring of as many rows as the vertical kernel has taps (the rows an output
+    /// row reads are consecutive, and move only down); each output row is then summed down from
+    /// the ring and stored as bytes. Nothing the size of the image is allocated beside the output.
     private static func run(
-        _ plane: FloatPlane, horizontal: ResamplingAxis, vertical: ResamplingAxis, unpremultiplies: Bool, opaque: Bool
+        _ rows: SourceRows, horizontal: ResamplingAxis, vertical: ResamplingAxis, unpremultiplies: Bool, opaque: Bool
     ) -> Data {
         let outputWidth = horizontal.starts.count
         let outputHeight = vertical.starts.count
-        let firstRow = vertical.starts.first ?? 0
-        let rowCount = (vertical.starts.last ?? 0) + vertical.taps - firstRow
-        var across = [SIMD4<Float>](repeating: .zero, count: outputWidth * rowCount)
-        across.withUnsafeMutableBufferPointer { across in
-            plane.pixels.withUnsafeBufferPointer { pixels in
-                horizontal.weights.withUnsafeBufferPointer { weights in
-                    horizontal.starts.withUnsafeBufferPointer { starts in
-                        let taps = horizontal.taps
-                        for index in 0..<rowCount {
-                            let row = (firstRow + index) * plane.width
-                            let out = index * outputWidth
-                            for x in 0..<outputWidth {
-                                let start = row + starts[x]
-                                let first = x * taps
-                                // Two sums, so that each add need not wait for the one before.
-                                var even = SIMD4<Float>.zero
-                                var odd = SIMD4<Float>.zero
-                                var tap = 0
-                                while tap + 1 < taps {
-                                    even += weights[first + tap] * pixels[start + tap]
-                                    odd += weights[first + tap + 1] * pixels[start + tap + 1]
-                                    tap += 2
-                                }
-                                if tap < taps { even += weights[first + tap] * pixels[start + tap] }
-                                across[out + x] = even + odd
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let ringRows = vertical.taps
         var output = Data(count: outputWidth * outputHeight * 4)
+        var ring = [SIMD4<Float>](repeating: .zero, count: outputWidth * ringRows)
+        var heldRows = [Int](repeating: -1, count: ringRows)
+        var line = [SIMD4<Float>](repeating: .zero, count: rows.width)
         var sums = [SIMD4<Float>](repeating: .zero, count: outputWidth)
-        output.withUnsafeMutableBytes { raw in
-            let output = raw.bindMemory(to: UInt8.self)
-            across.withUnsafeBufferPointer { across in
-                sums.withUnsafeMutableBufferPointer { sums in
-                    for y in 0..<outputHeight {
-                        for x in 0..<outputWidth { sums[x] = .zero }
-                        let start = vertical.starts[y] - firstRow
-                        for tap in 0..<vertical.taps {
-                            let weight = vertical.weights[y * vertical.taps + tap]
-                            guard weight != 0 else { continue }
-                            let line = (start + tap) * outputWidth
-                            for x in 0..<outputWidth { sums[x] += weight * across[line + x] }
-                        }
-                        let line = y * outputWidth * 4
-                        for x in 0..<outputWidth {
-                            var pixel = sums[x].clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
-                            if unpremultiplies {
-                                let scale: Float = pixel.w > 0 ? 255 / pixel.w : 0
-                                pixel = SIMD4(pixel.x * scale, pixel.y * scale, pixel.z * scale, pixel.w)
-                                    .clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
-                            } else if opaque {
-                                pixel.w = 255
+        var taps = [Int](repeating: 0, count: ringRows)
+        output.withUnsafeMutableBytes { output in
+            ring.withUnsafeMutableBufferPointer { ring in
+                line.withUnsafeMutableBufferPointer { line in
+                    sums.withUnsafeMutableBufferPointer { sums in
+                        for y in 0..<outputHeight {
+                            let start = vertical.starts[y]
+                            for row in start..<(start + ringRows) {
+                                let slot = row % ringRows
+                                taps[row - start] = slot * outputWidth
+                                guard heldRows[slot] != row else { continue }
+                                rows.load(row, into: line)
+                                across(line, into: ring.baseAddress! + slot * outputWidth, horizontal)
+                                heldRows[slot] = row
                             }
-                            // Clamped to 0...255 above: each channel converts without a check.
-                            pixel += 0.5
-                            let at = line + x * 4
-                            output[at] = UInt8(truncatingIfNeeded: Int32(pixel.x))
-                            output[at + 1] = UInt8(truncatingIfNeeded: Int32(pixel.y))
-                            output[at + 2] = UInt8(truncatingIfNeeded: Int32(pixel.z))
-                            output[at + 3] = UInt8(truncatingIfNeeded: Int32(pixel.w))
+                            down(ring.baseAddress!, rows: taps, weights: vertical.weights, first: y * ringRows, into: sums)
+                            store(sums, into: output.baseAddress! + y * outputWidth * 4, unpremultiplies: unpremultiplies, opaque: opaque)
                         }
                     }
                 }

@@ -1,0 +1,96 @@
+/// The resampler's inner loops, on buffers the caller owns.
+extension PixelResampler {
+    /// `line` resampled across into the `horizontal.starts.count` pixels from `out`.
+    @inline(__always)
+    static func across(
+        _ line: UnsafeMutableBufferPointer<SIMD4<Float>>, into out: UnsafeMutablePointer<SIMD4<Float>>,
+        _ horizontal: ResamplingAxis
+    ) {
+        let taps = horizontal.taps
+        let pixels = line.baseAddress!
+        horizontal.weights.withUnsafeBufferPointer { weights in
+            horizontal.starts.withUnsafeBufferPointer { starts in
+                var weight = weights.baseAddress!
+                for x in 0..<starts.count {
+                    var pixel = pixels + starts[x]
+                    // Four sums, so that each add need not wait for the one before.
+                    var a = SIMD4<Float>.zero
+                    var b = SIMD4<Float>.zero
+                    var c = SIMD4<Float>.zero
+                    var d = SIMD4<Float>.zero
+                    var left = taps
+                    while left >= 4 {
+                        a += weight[0] * pixel[0]
+                        b += weight[1] * pixel[1]
+                        c += weight[2] * pixel[2]
+                        d += weight[3] * pixel[3]
+                        weight += 4
+                        pixel += 4
+                        left &-= 4
+                    }
+                    while left > 0 {
+                        a += weight[0] * pixel[0]
+                        weight += 1
+                        pixel += 1
+                        left &-= 1
+                    }
+                    out[x] = (a + b) + (c + d)
+                }
+            }
+        }
+    }
+
+    /// One output row summed down into `sums`: `weights[first...]` times the rows that start at
+    /// `rows` (offsets from `ring`), four rows at a time, so each pass over the row does four
+    /// taps' work.
+    @inline(__always)
+    static func down(
+        _ ring: UnsafeMutablePointer<SIMD4<Float>>, rows: borrowing [Int], weights: borrowing [Float], first: Int,
+        into sums: UnsafeMutableBufferPointer<SIMD4<Float>>
+    ) {
+        let out = sums.baseAddress!
+        let width = sums.count
+        var tap = 0
+        while tap < rows.count {
+            // A group of fewer than four repeats its last row with a weight of zero.
+            let last = rows.count - 1
+            let w0 = weights[first + tap]
+            let w1 = tap + 1 <= last ? weights[first + tap + 1] : 0
+            let w2 = tap + 2 <= last ? weights[first + tap + 2] : 0
+            let w3 = tap + 3 <= last ? weights[first + tap + 3] : 0
+            let r0 = ring + rows[tap]
+            let r1 = ring + rows[min(tap + 1, last)]
+            let r2 = ring + rows[min(tap + 2, last)]
+            let r3 = ring + rows[min(tap + 3, last)]
+            if tap == 0 {
+                for x in 0..<width { out[x] = (w0 * r0[x] + w1 * r1[x]) + (w2 * r2[x] + w3 * r3[x]) }
+            } else {
+                for x in 0..<width { out[x] += (w0 * r0[x] + w1 * r1[x]) + (w2 * r2[x] + w3 * r3[x]) }
+            }
+            tap += 4
+        }
+    }
+
+    /// One output row of sums stored as bytes from `output`: alpha divided out again when it was
+    /// premultiplied, and left at 255 for an opaque image.
+    @inline(__always)
+    static func store(
+        _ sums: UnsafeMutableBufferPointer<SIMD4<Float>>, into output: UnsafeMutableRawPointer, unpremultiplies: Bool,
+        opaque: Bool
+    ) {
+        for x in 0..<sums.count {
+            var pixel = sums[x].clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+            if unpremultiplies {
+                let scale: Float = pixel.w > 0 ? 255 / pixel.w : 0
+                pixel = SIMD4(pixel.x * scale, pixel.y * scale, pixel.z * scale, pixel.w)
+                    .clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+            } else if opaque {
+                pixel.w = 255
+            }
+            // Clamped to 0...255 above: adding 1.5 × 2^23 leaves the value rounded to a whole
+            // number in the float's low mantissa bits, whose lowest byte is the channel.
+            let rounded = unsafeBitCast(pixel + 12_582_912, to: SIMD4<UInt32>.self)
+            output.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: rounded), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
+        }
+    }
+}
