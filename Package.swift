@@ -64,6 +64,13 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
+        // libjpeg-turbo, for encoding thumbnails as JPEG on Linux without libvips' setup per image
+        // (CJPEG's shim lands libjpeg's error exit in our own C).
+        .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]
+        ),
         // LMDB's calls with a landing for the faults a damaged page makes LMDB take (our own C).
         .target(name: "CLMDBGuard", dependencies: [lmdb]),
         .target(
@@ -104,6 +111,7 @@ let package = Package(
             dependencies: [
                 "ImageFormats",
                 .target(name: "CVips", condition: .when(platforms: [.linux])),
+                .target(name: "CJPEG", condition: .when(platforms: [.linux])),
                 .target(name: "CLinuxSpawn", condition: .when(platforms: [.linux])),
             ]
         ),

@@ -59,10 +59,6 @@ static inline int siv_drop_alpha(VipsImage *in, VipsImage **out) {
     return vips_extract_band(in, out, 0, "n", 3, NULL);
 }
 
-static inline int siv_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality) {
-    return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
-}
-
 static inline int siv_webpsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality) {
     return vips_webpsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
 }

@@ -2,12 +2,14 @@
 import CVips
 import Foundation
 
-/// Encoding with libvips: WebP, JPEG or PNG, metadata stripped.
+/// Encoding on Linux: WebP and PNG with libvips, JPEG with libjpeg-turbo directly
+/// (`LibJPEGEncoder`), metadata stripped.
 public struct VipsEncoder: ImageEncoder {
     /// An encoder; libvips starts at the first encode.
     public init() {}
 
     public func encode(_ image: DecodedImage, as format: EncodedFormat, quality: Int) throws(ImageDecodingError) -> Data {
+        if format == .jpeg { return try LibJPEGEncoder().encode(image, quality: quality) }
         try VipsRuntime.start()
         guard image.pixelFormat == .rgba8, image.bytesPerRow == image.pixelWidth * 4,
             image.pixels.count == image.bytesPerRow * image.pixelHeight
@@ -21,8 +23,8 @@ public struct VipsEncoder: ImageEncoder {
                 var source = VipsImageReference(pointer)
                 source = try VipsImageReference.making(
                     { siv_copy_as_srgb(source.pointer, $0) }, failure: ImageDecodingError.corrupt)
-                // JPEG has no alpha (four channels would read as CMYK); an opaque image loses nothing.
-                if format == .jpeg || (format == .webp && image.isOpaque) {
+                // An opaque image loses nothing without its alpha, and WebP then stores none.
+                if format == .webp && image.isOpaque {
                     source = try VipsImageReference.making({ siv_drop_alpha(source.pointer, $0) }, failure: ImageDecodingError.corrupt)
                 }
                 var buffer: UnsafeMutableRawPointer?
@@ -30,7 +32,7 @@ public struct VipsEncoder: ImageEncoder {
                 let status: Int32 =
                     switch format {
                     case .webp: siv_webpsave_buffer(source.pointer, &buffer, &length, quality)
-                    case .jpeg: siv_jpegsave_buffer(source.pointer, &buffer, &length, quality)
+                    case .jpeg: -1  // encoded above
                     case .png: siv_pngsave_buffer(source.pointer, &buffer, &length)
                     }
                 guard status == 0, let buffer else { throw .corrupt(VipsRuntime.takeError()) }
