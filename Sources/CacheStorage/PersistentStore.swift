@@ -84,15 +84,29 @@ public final class PersistentStore: Sendable {
         }
     }
 
-    /// Replaces the attributes of an existing entry without touching its bytes (a 304 revalidation).
+    /// Replaces the attributes of an existing entry without touching its bytes.
     /// - Returns: false when there is no entry for `key`.
     @discardableResult
     public func updateAttributes(for key: String, to attributes: EntryAttributes) async throws -> Bool {
+        try await updateAttributes(for: key, to: attributes, checksum: nil) == .updated
+    }
+
+    /// Replaces the attributes of the entry for `key` only while it holds `bytes` (a 304
+    /// revalidation of the response those bytes came with): checked in the commit itself, so new
+    /// bytes another process stored meanwhile never get attributes that describe older ones.
+    public func updateAttributes(for key: String, to attributes: EntryAttributes, ifBytesAre bytes: Data) async throws
+        -> AttributeUpdate
+    {
+        try await updateAttributes(for: key, to: attributes, checksum: bytes.withUnsafeBytes { XXHash64.hash($0) })
+    }
+
+    private func updateAttributes(for key: String, to attributes: EntryAttributes, checksum: UInt64?) async throws
+        -> AttributeUpdate
+    {
         try checkOpen()
-        guard case let .found(found) = try await core.writer.submit(.update(key: key, attributes: attributes)) else {
-            return false
-        }
-        return found
+        guard case let .attributes(outcome) = try await core.writer.submit(.update(key: key, attributes: attributes, ifChecksum: checksum))
+        else { return .missing }
+        return outcome
     }
 
     /// Removes the entry for `key`. Returns whether there was one.

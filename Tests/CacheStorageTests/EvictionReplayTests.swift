@@ -32,7 +32,7 @@ struct EvictionReplayTests {
             var info = try #require(try txn.storeInfo(blobs.databases))
             let before = info.head
             var changes = ChangeSet(txn: txn, databases: blobs.databases)
-            guard case .found(true) = try changes.apply(.update(key: key, attributes: EntryAttributes(format: "png"))) else {
+            guard case .attributes(.updated) = try changes.apply(.update(key: key, attributes: EntryAttributes(format: "png"), ifChecksum: nil)) else {
                 Issue.record("\(key) was not updated")
                 return JournalSpan(after: before, through: before)
             }

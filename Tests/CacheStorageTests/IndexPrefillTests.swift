@@ -89,7 +89,7 @@ struct IndexPrefillTests {
         // A key put, then its attributes updated.
         _ = try Self.runAsOneGroup(store, [
             .put([try store.prepare(NewEntry(key: Self.key(40), data: Self.bytes(40)))]),
-            .update(key: Self.key(40), attributes: EntryAttributes(format: "png")),
+            .update(key: Self.key(40), attributes: EntryAttributes(format: "png"), ifChecksum: nil),
         ])
         entries += 1
         bytes += 700

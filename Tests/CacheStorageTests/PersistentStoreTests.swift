@@ -307,4 +307,27 @@ struct PersistentStoreTests {
         #expect(try store.get("A")?.data == Data("A's bytes".utf8))
         #expect(try store.entries().map(\.key) == ["A"])
     }
+
+    @Test("an update conditional on the bytes changes the attributes only while the entry holds them, small or large")
+    func conditionalUpdate() async throws {
+        let folder = TemporaryDirectory()
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        for (number, size) in [2_000, BlobLocation.withRecordLimit + 1].enumerated() {
+            let key = "https://cdn.example.com/conditional/\(number).jpg"
+            let old = Data(progression: size, start: number, step: 29)
+            let new = Data(progression: size, start: number + 1, step: 31)
+            try await store.put(NewEntry(key: key, data: old, attributes: EntryAttributes(etag: "\"v1\"")))
+            #expect(try await store.updateAttributes(for: key, to: EntryAttributes(etag: "\"v1b\""), ifBytesAre: old) == .updated)
+            #expect(try store.metadata(for: key)?.attributes.etag == "\"v1b\"")
+            // Another writer stores new bytes; a revalidation of the old ones must not describe them.
+            try await store.put(NewEntry(key: key, data: new, attributes: EntryAttributes(etag: "\"v2\"")))
+            #expect(try await store.updateAttributes(for: key, to: EntryAttributes(etag: "\"v1c\""), ifBytesAre: old) == .bytesChanged)
+            let entry = try #require(try store.get(key))
+            #expect(entry.data == new && entry.metadata.attributes.etag == "\"v2\"")
+            try await store.remove(key)
+            #expect(try await store.updateAttributes(for: key, to: EntryAttributes(etag: "\"v3\""), ifBytesAre: new) == .missing)
+        }
+        #expect(try await store.verify().isClean)
+    }
 }

@@ -63,8 +63,8 @@ struct ChangeSet {
             }
             for entry in entries { try put(entry) }
             return .done
-        case let .update(key, attributes):
-            return .found(try update(key: key, attributes: attributes))
+        case let .update(key, attributes, checksum):
+            return .attributes(try update(key: key, attributes: attributes, ifChecksum: checksum))
         case let .remove(keys):
             let before = derivedRemoved
             var entries = 0
@@ -154,11 +154,14 @@ struct ChangeSet {
         putRecords[entry.digest] = PutRecord(record: entry.record, blobNumber: number)
     }
 
-    private mutating func update(key: String, attributes: EntryAttributes) throws -> Bool {
+    private mutating func update(key: String, attributes: EntryAttributes, ifChecksum checksum: UInt64?) throws
+        -> AttributeUpdate
+    {
         let digest = KeyDigest(key: key)
         guard let stored = try storedRecord(digest), var metadata = EntryRecord.decode(stored.bytes),
             metadata.key == key
-        else { return false }
+        else { return .missing }
+        guard checksum.map({ $0 == metadata.checksum }) ?? true else { return .bytesChanged }
         metadata.attributes = attributes
         var encoded = EntryRecord.encode(metadata)
         // Copied: LMDB's buffer dies with the write that replaces it.
@@ -175,7 +178,7 @@ struct ChangeSet {
         }
         putRecords[digest] = nil
         journal.touch(digest)
-        return true
+        return .updated
     }
 
     /// Deletes record and blob, and every entry derived from them; returns the record's byte

@@ -146,7 +146,8 @@ final class StoreWriter: Sendable {
 enum WriteOperation: Sendable {
     /// Entries prepared off the writer thread (digest, encoded record, bytes).
     case put([PreparedPut])
-    case update(key: String, attributes: EntryAttributes)
+    /// New attributes for an entry, only while its bytes have `ifChecksum` when one is given.
+    case update(key: String, attributes: EntryAttributes, ifChecksum: UInt64?)
     case remove([String])
     /// Removes entries whose blob is missing or does not match the record (checked again here).
     case removeIfDamaged([KeyDigest])
@@ -196,7 +197,7 @@ struct PreparedPut: Sendable {
 /// What an operation produced.
 enum WriteOutcome: Sendable {
     case done
-    case found(Bool)
+    case attributes(AttributeUpdate)
     case removed(entries: Int, bytes: Int)
     case compacted(bytesBefore: Int, bytesAfter: Int)
     /// A put refused whole: the source of one of its derived entries is gone or holds other bytes.

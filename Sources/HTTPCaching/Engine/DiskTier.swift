@@ -28,10 +28,12 @@ struct DiskTier: Sendable {
         try await store.put(NewEntry(key: key, data: entry.body, attributes: Self.attributes(of: entry, evaluator: evaluator)))
     }
 
-    /// After a validation: new headers, same bytes (written in full if the entry has gone meanwhile).
+    /// After a validation: new headers, same bytes (written in full if the entry has gone
+    /// meanwhile; left alone if it holds newer bytes another writer stored meanwhile).
     func update(_ entry: StoredEntry, for key: String, evaluator: CachePolicyEvaluator) async throws {
-        let found = try await store.updateAttributes(for: key, to: Self.attributes(of: entry, evaluator: evaluator))
-        if !found { try await write(entry, for: key, evaluator: evaluator) }
+        let outcome = try await store.updateAttributes(
+            for: key, to: Self.attributes(of: entry, evaluator: evaluator), ifBytesAre: entry.body)
+        if outcome == .missing { try await write(entry, for: key, evaluator: evaluator) }
     }
 
     /// Stores a derived body under `key`, tied to its source's bytes; it expires with its source,

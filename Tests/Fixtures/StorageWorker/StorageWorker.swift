@@ -180,10 +180,12 @@ struct StorageWorker {
         if random.next() % 4 == 0 {
             // New attributes, same bytes: the generation (in the entity tag) stays.
             let key = randomKey(&random, prefix: prefix)
-            if let metadata = try store.metadata(for: key) {
-                var attributes = metadata.attributes
+            // Conditional on the bytes read, as a 304's update is: the other writer may store new
+            // bytes for the key between this read and the update.
+            if let entry = try store.peek(key) {
+                var attributes = entry.metadata.attributes
                 attributes.contentType = "image/x-updated"
-                _ = try await store.updateAttributes(for: key, to: attributes)
+                _ = try await store.updateAttributes(for: key, to: attributes, ifBytesAre: entry.data)
             }
         }
     }
