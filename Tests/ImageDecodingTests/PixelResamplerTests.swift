@@ -62,6 +62,25 @@ struct PixelResamplerTests {
         try Self.expectResampleMatchesLibvips(Self.translucent, processing, opaque: false)
     }
 
+    /// A translucent strip shrunk 400 times: each block's lines are summed in integers as many
+    /// at a time as fit 32 bits, then added as floats.
+    static let strip = PNGEncoder.encode(
+        width: 8_000, height: 400, colourType: .rgba, bitDepth: 8,
+        rows: (0..<400).map { y in
+            (0..<8_000).flatMap { x -> [UInt8] in
+                let red = UInt8((x * 255) / 7_999)
+                let green = UInt8((y * 255) / 399)
+                let alpha = UInt8(128 + (x * 127) / 7_999)
+                return [red, green, 255, alpha]
+            }
+        })
+
+    @Test("a block past what one integer sum holds is libvips' thumbnail too")
+    func largestBlock() throws {
+        #expect(400 * 400 > SourceRows.largestBlock)
+        try Self.expectResampleMatchesLibvips(Self.strip, .thumbnail(maxPixelSize: 20), opaque: false)
+    }
+
     @Test("an image is opaque exactly when every pixel's alpha is 255, wherever the one that is not lies")
     func opacity() {
         // 7 × 3 pixels: whole eight-byte words and a pixel left over.

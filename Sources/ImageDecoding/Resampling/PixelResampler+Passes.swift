@@ -1,41 +1,40 @@
 /// The resampler's inner loops, on buffers the caller owns.
 extension PixelResampler {
-    /// `line` resampled across into the `horizontal.starts.count` pixels from `out`.
+    /// `line` resampled across into the `horizontal.starts.count` pixels from `out`; `spread` holds
+    /// `horizontal`'s weights each repeated in four lanes, so that no tap spends a shuffle on it.
     @inline(__always)
     static func across(
         _ line: UnsafeMutableBufferPointer<SIMD4<Float>>, into out: UnsafeMutablePointer<SIMD4<Float>>,
-        _ horizontal: ResamplingAxis
+        _ horizontal: ResamplingAxis, spread: UnsafeBufferPointer<SIMD4<Float>>
     ) {
         let taps = horizontal.taps
         let pixels = line.baseAddress!
-        horizontal.weights.withUnsafeBufferPointer { weights in
-            horizontal.starts.withUnsafeBufferPointer { starts in
-                var weight = weights.baseAddress!
-                for x in 0..<starts.count {
-                    var pixel = pixels + starts[x]
-                    // Four sums, so that each add need not wait for the one before.
-                    var a = SIMD4<Float>.zero
-                    var b = SIMD4<Float>.zero
-                    var c = SIMD4<Float>.zero
-                    var d = SIMD4<Float>.zero
-                    var left = taps
-                    while left >= 4 {
-                        a += weight[0] * pixel[0]
-                        b += weight[1] * pixel[1]
-                        c += weight[2] * pixel[2]
-                        d += weight[3] * pixel[3]
-                        weight += 4
-                        pixel += 4
-                        left &-= 4
-                    }
-                    while left > 0 {
-                        a += weight[0] * pixel[0]
-                        weight += 1
-                        pixel += 1
-                        left &-= 1
-                    }
-                    out[x] = (a + b) + (c + d)
+        horizontal.starts.withUnsafeBufferPointer { starts in
+            var weight = spread.baseAddress!
+            for x in 0..<starts.count {
+                var pixel = pixels + starts[x]
+                // Four sums, so that each add need not wait for the one before.
+                var a = SIMD4<Float>.zero
+                var b = SIMD4<Float>.zero
+                var c = SIMD4<Float>.zero
+                var d = SIMD4<Float>.zero
+                var left = taps
+                while left >= 4 {
+                    a += weight[0] * pixel[0]
+                    b += weight[1] * pixel[1]
+                    c += weight[2] * pixel[2]
+                    d += weight[3] * pixel[3]
+                    weight += 4
+                    pixel += 4
+                    left &-= 4
                 }
+                while left > 0 {
+                    a += weight[0] * pixel[0]
+                    weight += 1
+                    pixel += 1
+                    left &-= 1
+                }
+                out[x] = (a + b) + (c + d)
             }
         }
     }
@@ -79,11 +78,11 @@ extension PixelResampler {
         opaque: Bool
     ) {
         for x in 0..<sums.count {
-            var pixel = sums[x].clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+            var pixel = sums[x].clampedToByte
             if unpremultiplies {
                 let scale: Float = pixel.w > 0 ? 255 / pixel.w : 0
                 pixel = SIMD4(pixel.x * scale, pixel.y * scale, pixel.z * scale, pixel.w)
-                    .clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+                    .clampedToByte
             } else if opaque {
                 pixel.w = 255
             }
@@ -92,5 +91,17 @@ extension PixelResampler {
             let rounded = unsafeBitCast(pixel + 12_582_912, to: SIMD4<UInt32>.self)
             output.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: rounded), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
         }
+    }
+}
+
+extension SIMD4 where Scalar == Float {
+    /// Each lane held to 0...255, in two vector compares (`clamped(lowerBound:upperBound:)` is
+    /// not inlined into the store's loop).
+    @inline(__always)
+    fileprivate var clampedToByte: SIMD4<Float> {
+        var lanes = self
+        lanes.replace(with: 0, where: lanes .< 0)
+        lanes.replace(with: 255, where: lanes .> 255)
+        return lanes
     }
 }

@@ -20,10 +20,8 @@ package enum PixelResampler {
         guard plan.changesImage else { return image }
         let opaque = image.isOpaque
         let premultiplies = image.pixelFormat == .rgba8 && !opaque
-        // A shrink of two or more is first a box average by its whole part, as libvips' resize
-        // does: the kernel then spans a few pixels of a smaller image instead of many of this one.
-        let shrinkX = max(1, Int((1 / plan.scaleX).rounded(.down)))
-        let shrinkY = max(1, Int((1 / plan.scaleY).rounded(.down)))
+        let shrinkX = SourceRows.shrink(for: plan.scaleX)
+        let shrinkY = SourceRows.shrink(for: plan.scaleY)
         let pixels = image.pixels.withUnsafeBytes { source in
             let rows = SourceRows(
                 source, width: image.pixelWidth, height: image.pixelHeight,
@@ -51,30 +49,31 @@ package enum PixelResampler {
         let outputWidth = horizontal.starts.count
         let outputHeight = vertical.starts.count
         let ringRows = vertical.taps
-        var output = Data(count: outputWidth * outputHeight * 4)
-        var ring = [SIMD4<Float>](repeating: .zero, count: outputWidth * ringRows)
+        // Each buffer is written before it is read: a ring row by `across`, the line by `load`,
+        // the sums by the first group of `down`, the block sums by `load`.
+        let ring = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: outputWidth * ringRows)
+        let line = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: rows.width)
+        let blockSums = UnsafeMutableBufferPointer<SIMD4<Int32>>.allocate(capacity: rows.width)
+        let sums = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: outputWidth)
+        defer { for buffer in [ring, line, sums] { buffer.deallocate() }; blockSums.deallocate() }
         var heldRows = [Int](repeating: -1, count: ringRows)
-        var line = [SIMD4<Float>](repeating: .zero, count: rows.width)
-        var sums = [SIMD4<Float>](repeating: .zero, count: outputWidth)
         var taps = [Int](repeating: 0, count: ringRows)
+        let spread = horizontal.weights.map { SIMD4<Float>(repeating: $0) }
+        var output = Data(count: outputWidth * outputHeight * 4)
         output.withUnsafeMutableBytes { output in
-            ring.withUnsafeMutableBufferPointer { ring in
-                line.withUnsafeMutableBufferPointer { line in
-                    sums.withUnsafeMutableBufferPointer { sums in
-                        for y in 0..<outputHeight {
-                            let start = vertical.starts[y]
-                            for row in start..<(start + ringRows) {
-                                let slot = row % ringRows
-                                taps[row - start] = slot * outputWidth
-                                guard heldRows[slot] != row else { continue }
-                                rows.load(row, into: line)
-                                across(line, into: ring.baseAddress! + slot * outputWidth, horizontal)
-                                heldRows[slot] = row
-                            }
-                            down(ring.baseAddress!, rows: taps, weights: vertical.weights, first: y * ringRows, into: sums)
-                            store(sums, into: output.baseAddress! + y * outputWidth * 4, unpremultiplies: unpremultiplies, opaque: opaque)
-                        }
+            spread.withUnsafeBufferPointer { spread in
+                for y in 0..<outputHeight {
+                    let start = vertical.starts[y]
+                    for row in start..<(start + ringRows) {
+                        let slot = row % ringRows
+                        taps[row - start] = slot * outputWidth
+                        guard heldRows[slot] != row else { continue }
+                        rows.load(row, into: line, sums: blockSums)
+                        across(line, into: ring.baseAddress! + slot * outputWidth, horizontal, spread: spread)
+                        heldRows[slot] = row
                     }
+                    down(ring.baseAddress!, rows: taps, weights: vertical.weights, first: y * ringRows, into: sums)
+                    store(sums, into: output.baseAddress! + y * outputWidth * 4, unpremultiplies: unpremultiplies, opaque: opaque)
                 }
             }
         }
