@@ -37,7 +37,9 @@ public struct ImageResponse: Sendable, Hashable {
         set { update { $0.source = newValue } }
     }
     /// The image decoded as the request's ``ImageRequest/processing`` asked; nil when it asked for
-    /// bytes only.
+    /// bytes only, and when a pipeline that keeps no processed pixels
+    /// (``ImagePipeline/Configuration/keepsProcessedPixels``) answers with the processed image's
+    /// stored bytes.
     public var decoded: DecodedImage? {
         get { storage.fields.decoded }
         set { update { $0.decoded = newValue } }

@@ -55,7 +55,8 @@ public final class ImageProxy: Sendable {
         let accept: String?
     }
 
-    /// A proxy over `pipeline`.
+    /// A proxy over `pipeline`, best configured with `keepsProcessedPixels` false: the proxy sends
+    /// stored thumbnails' bytes and never their pixels.
     public init(pipeline: ImagePipeline, options: Options) {
         self.pipeline = pipeline
         self.options = options
@@ -224,9 +225,10 @@ public final class ImageProxy: Sendable {
     }
 
     /// Whether `response`'s bytes are its processed image's (a thumbnail the pipeline stored), not
-    /// the original's beside the decoded pixels.
+    /// the original's beside the decoded pixels. A response without pixels carries the stored
+    /// thumbnail: a pipeline that keeps no processed pixels (`keepsProcessedPixels`) answers so.
     private static func isProcessedBytes(_ response: ImageResponse) -> Bool {
-        response.decoded.map { $0.pixelWidth == response.info.pixelWidth && $0.pixelHeight == response.info.pixelHeight } ?? false
+        response.decoded.map { $0.pixelWidth == response.info.pixelWidth && $0.pixelHeight == response.info.pixelHeight } ?? true
     }
 
     /// The quality of images this proxy encodes itself, the pipeline's thumbnails' own.

@@ -118,6 +118,9 @@ struct Serve: AsyncParsableCommand {
         configuration.transport = transport
         configuration.memoryCostLimit = memoryMib * 1024 * 1024
         configuration.memoryCountLimit = 100_000
+        // The proxy sends stored thumbnails as they are; their pixels would only crowd the
+        // originals, and the decodes new sizes are resampled from, out of memory.
+        configuration.keepsProcessedPixels = false
         configuration.maxConcurrentFetches = maxConcurrentFetches
         configuration.maxBodyBytes = maxSourceMib * 1024 * 1024
         configuration.fetchDeadline = .milliseconds(Int64(fetchDeadline * 1000))

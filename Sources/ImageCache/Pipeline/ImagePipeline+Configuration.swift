@@ -25,6 +25,14 @@ extension ImagePipeline {
         /// Encodes processed images (thumbnails) that a persistent request keeps on disk: libvips
         /// on Linux, ImageIO on Apple platforms, by default.
         public var encoder: any ImageEncoder = PlatformImageEncoder()
+        /// Whether a processed image the pipeline keeps on disk is held in memory with its pixels,
+        /// so that a memory hit carries ``ImageResponse/decoded``. True by default. A server that
+        /// sends the stored bytes, and never draws them, sets it false: the memory tier then holds
+        /// such an image as its encoded bytes alone (a fraction of its pixels' cost, so the
+        /// originals and the decodes that thumbnails are resampled from stay in memory longer),
+        /// its hits carry those bytes with `decoded` nil, and a thumbnail read from disk is not
+        /// decoded.
+        public var keepsProcessedPixels = true
         /// Fetches running at once; more wait, by priority. 6 by default.
         public var maxConcurrentFetches: Int = 6
         /// The largest body accepted, counted after `Content-Encoding` is undone. 50 MiB by default.

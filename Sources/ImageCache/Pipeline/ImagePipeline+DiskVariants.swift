@@ -22,6 +22,12 @@ extension ImagePipeline {
     /// current bytes and the original is fresh; kept in the memory tier as a decode would be.
     func variantFromDisk(_ request: ImageRequest, bytesKey: MemoryKey, variantKey: MemoryKey) async -> ImageResponse? {
         guard let (stored, info) = storedVariant(request) else { return nil }
+        guard configuration.keepsProcessedPixels else {
+            memoryTier.keepVariant(
+                CachedImage(data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse),
+                for: variantKey, of: bytesKey)
+            return ImageResponse(data: stored.body, info: info, http: stored.servedHead(at: Date()), source: .disk)
+        }
         // Stored at its processed size by this pipeline's own encoder: decoded as it is, in this
         // process. A variant that no longer decodes (damage its checksum could not see) is a miss:
         // the original is decoded again and replaces it.
@@ -41,7 +47,9 @@ extension ImagePipeline {
     /// variant is not stored (the disk refused it) or its original is no longer fresh.
     func variantKeptOnDisk(_ request: ImageRequest, decoded: DecodedImage) -> CachedImage? {
         guard let (stored, info) = storedVariant(request) else { return nil }
-        return CachedImage(data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse, decoded: decoded)
+        return CachedImage(
+            data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse,
+            decoded: configuration.keepsProcessedPixels ? decoded : nil)
     }
 
     /// The disk variant of `request`, when stored from the original's current

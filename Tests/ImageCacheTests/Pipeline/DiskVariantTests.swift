@@ -28,10 +28,13 @@ struct DiskVariantTests {
     }
 
     /// A pipeline on the store in `folder`, as an app launched again would have.
-    static func launch(_ folder: URL, decoder: RecordingDecoder) throws -> (ImagePipeline, PersistentStore) {
+    static func launch(
+        _ folder: URL, decoder: RecordingDecoder, keepsProcessedPixels: Bool = true
+    ) throws -> (ImagePipeline, PersistentStore) {
         let store = try PersistentStore(directory: folder)
         var configuration = ImagePipeline.Configuration(diskCache: store)
         configuration.decoder = decoder
+        configuration.keepsProcessedPixels = keepsProcessedPixels
         return (ImagePipeline(configuration: configuration), store)
     }
 
@@ -82,6 +85,43 @@ struct DiskVariantTests {
         #expect(origin.requests.count == 1)
         // And then from memory.
         #expect(try await second.image(for: Self.thumbnail(url)).source == .memory)
+    }
+
+    @Test("without processed pixels kept, a thumbnail's memory hit and its read from disk carry its stored JPEG and no pixels, and nothing decodes it")
+    func bytesWithoutPixels() async throws {
+        let photo = Self.photo(red: 30, blue: 220)
+        let origin = try await LoopbackOrigin.start { _ in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: photo)
+        }
+        defer { Task { await origin.stop() } }
+        let folder = TemporaryDirectory("variants")
+        let url = origin.url("/photo.png")
+
+        let firstDecoder = RecordingDecoder()
+        let (first, firstStore) = try Self.launch(folder.url, decoder: firstDecoder, keepsProcessedPixels: false)
+        let fetched = try await first.image(for: Self.thumbnail(url))
+        #expect(fetched.source == .network && fetched.decoded?.pixelWidth == 60, "the load that made it has its pixels")
+        await first.waitForPendingWrites()
+        let fromMemory = try await first.image(for: Self.thumbnail(url))
+        #expect(fromMemory.source == .memory && fromMemory.decoded == nil)
+        let stored = try #require(try firstStore.entries(matching: EntryQuery(isDerived: true)).first)
+        #expect(try firstStore.peek(stored.key)?.data == fromMemory.data, "the memory hit is the stored variant's bytes")
+        #expect((fromMemory.info.format, fromMemory.info.pixelWidth, fromMemory.info.pixelHeight) == (.jpeg, 60, 40))
+        #expect(firstDecoder.seen == ["png"])
+        try await firstStore.flush()
+        firstStore.close()
+
+        let decoder = RecordingDecoder()
+        let (second, store) = try Self.launch(folder.url, decoder: decoder, keepsProcessedPixels: false)
+        defer { store.close() }
+        let shown = try await second.image(for: Self.thumbnail(url))
+        #expect(shown.source == .disk && shown.decoded == nil)
+        let read = try ImageValidator().validate(shown.data)
+        #expect((read.format, read.pixelWidth, read.pixelHeight) == (.jpeg, 60, 40) && shown.info == fromMemory.info)
+        let again = try await second.image(for: Self.thumbnail(url))
+        #expect(again.source == .memory && again.data == shown.data && again.decoded == nil)
+        #expect(decoder.seen.isEmpty, "nothing was decoded: \(decoder.seen)")
+        #expect(origin.requests.count == 1)
     }
 
     @Test("an original that must be revalidated is asked for; new bytes replace the variant, a 304 keeps it")
