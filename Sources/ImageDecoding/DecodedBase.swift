@@ -14,10 +14,13 @@ package struct DecodedBase: Sendable {
     package let shrink: Int
     /// The pixels.
     package let image: DecodedImage
+    /// Whether every pixel's alpha is 255, read once: each size resampled from the base needs it.
+    package let isOpaque: Bool
 
     package init(shrink: Int, image: DecodedImage) {
         self.shrink = shrink
         self.image = image
+        isOpaque = image.isOpaque
     }
 
     /// What keeping it costs: its pixels.

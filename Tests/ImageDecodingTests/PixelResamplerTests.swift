@@ -81,6 +81,16 @@ struct PixelResamplerTests {
         try Self.expectResampleMatchesLibvips(Self.strip, .thumbnail(maxPixelSize: 20), opaque: false)
     }
 
+    @Test("a base resamples as its image does, with the opacity it read once", arguments: [false, true])
+    func baseResample(translucent: Bool) throws {
+        let decoder = PlatformImageDecoder(isolation: .inProcess)
+        let image = try decoder.decode(translucent ? Self.translucent : Self.photo, processing: .original, maxPixelCount: Self.limit)
+        let base = DecodedBase(shrink: 1, image: image)
+        #expect(base.isOpaque == !translucent)
+        let processing = ImageProcessing.thumbnail(maxPixelSize: 150)
+        #expect(try PixelResampler.resample(base, processing: processing) == PixelResampler.resample(image, processing: processing))
+    }
+
     @Test("an image is opaque exactly when every pixel's alpha is 255, wherever the one that is not lies")
     func opacity() {
         // 7 × 3 pixels: whole eight-byte words and a pixel left over.

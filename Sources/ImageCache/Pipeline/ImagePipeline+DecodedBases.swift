@@ -31,7 +31,7 @@ extension ImagePipeline {
             memoryTier.keep(base, with: held, under: bytesKey)
         }
         return try await DecodingQueue.shared.run { () throws(ImageDecodingError) -> DecodedImage in
-            try PixelResampler.resample(base.image, processing: processing)
+            try PixelResampler.resample(base, processing: processing)
         }
     }
 }

@@ -12,13 +12,25 @@ package enum PixelResampler {
     /// ``ImageProcessing/ContentMode/fill`` scaled to cover it and cropped to its centre; never
     /// enlarged, and returned as it is when nothing changes.
     package static func resample(_ image: DecodedImage, processing: ImageProcessing) throws(ImageDecodingError) -> DecodedImage {
+        try resample(image, processing: processing, opaque: { image.isOpaque })
+    }
+
+    /// `base`'s image processed as `processing` asks, with the opacity the base read once.
+    package static func resample(_ base: DecodedBase, processing: ImageProcessing) throws(ImageDecodingError) -> DecodedImage {
+        try resample(base.image, processing: processing, opaque: { base.isOpaque })
+    }
+
+    /// The resample, `opaque` asked only when the image changes.
+    private static func resample(
+        _ image: DecodedImage, processing: ImageProcessing, opaque isOpaque: () -> Bool
+    ) throws(ImageDecodingError) -> DecodedImage {
         try processing.checkPossible()
         guard image.bytesPerRow == image.pixelWidth * 4, image.pixels.count == image.bytesPerRow * image.pixelHeight,
             image.pixelWidth > 0, image.pixelHeight > 0
         else { throw .invalidProcessing("only tightly packed pixels are resampled") }
         let plan = ResamplePlan(width: image.pixelWidth, height: image.pixelHeight, processing: processing)
         guard plan.changesImage else { return image }
-        let opaque = image.isOpaque
+        let opaque = isOpaque()
         let premultiplies = image.pixelFormat == .rgba8 && !opaque
         let shrinkX = SourceRows.shrink(for: plan.scaleX)
         let shrinkY = SourceRows.shrink(for: plan.scaleY)
