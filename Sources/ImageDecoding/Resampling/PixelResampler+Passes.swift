@@ -71,25 +71,40 @@ extension PixelResampler {
     }
 
     /// One output row of sums stored as bytes from `output`: alpha divided out again when it was
-    /// premultiplied, and left at 255 for an opaque image.
+    /// premultiplied, and set to 255 for an opaque image. Each case is a loop of its own.
     @inline(__always)
     static func store(
         _ sums: UnsafeMutableBufferPointer<SIMD4<Float>>, into output: UnsafeMutableRawPointer, unpremultiplies: Bool,
         opaque: Bool
     ) {
-        for x in 0..<sums.count {
-            var pixel = sums[x].clampedToByte
-            if unpremultiplies {
+        if unpremultiplies {
+            storeRow(sums, into: output, alpha: 0) { pixel in
                 let scale: Float = pixel.w > 0 ? 255 / pixel.w : 0
-                pixel = SIMD4(pixel.x * scale, pixel.y * scale, pixel.z * scale, pixel.w)
-                    .clampedToByte
-            } else if opaque {
-                pixel.w = 255
+                return SIMD4(pixel.x * scale, pixel.y * scale, pixel.z * scale, pixel.w).clampedToByte
             }
-            // Clamped to 0...255 above: adding 1.5 × 2^23 leaves the value rounded to a whole
-            // number in the float's low mantissa bits, whose lowest byte is the channel.
+        } else if opaque {
+            storeRow(sums, into: output, alpha: 255) { $0 }
+        } else {
+            storeRow(sums, into: output, alpha: 0) { $0 }
+        }
+    }
+
+    /// `sums` clamped, passed through `finish`, rounded and stored four bytes at a time, with
+    /// alpha's byte ORed with `alpha`.
+    @inline(__always)
+    private static func storeRow(
+        _ sums: UnsafeMutableBufferPointer<SIMD4<Float>>, into output: UnsafeMutableRawPointer, alpha: UInt32,
+        _ finish: (SIMD4<Float>) -> SIMD4<Float>
+    ) {
+        // The fourth byte in memory, wherever the platform's byte order puts it in a word.
+        let alphaBits = (alpha << 24).littleEndian
+        for x in 0..<sums.count {
+            let pixel = finish(sums[x].clampedToByte)
+            // Clamped to 0...255: adding 1.5 × 2^23 leaves the value rounded to a whole number in
+            // the float's low mantissa bits, whose lowest byte is the channel.
             let rounded = unsafeBitCast(pixel + 12_582_912, to: SIMD4<UInt32>.self)
-            output.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: rounded), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
+            let word = unsafeBitCast(SIMD4<UInt8>(truncatingIfNeeded: rounded), to: UInt32.self)
+            output.storeBytes(of: word | alphaBits, toByteOffset: x &* 4, as: UInt32.self)
         }
     }
 }
