@@ -18,8 +18,9 @@ extension ImagePipeline {
         return processing != .original && httpCache.hasDiskTier
     }
 
-    /// The processed image from its disk variant, decoded, when one is stored from the original's
-    /// current bytes and the original is fresh; kept in the memory tier as a decode would be.
+    /// The processed image from its disk variant, decoded (its bytes alone when the pipeline
+    /// keeps no processed pixels), when one is stored from the original's current bytes and the
+    /// original is fresh; kept in the memory tier as a decode would be.
     func variantFromDisk(_ request: ImageRequest, bytesKey: MemoryKey, variantKey: MemoryKey) async -> ImageResponse? {
         guard let (stored, info) = storedVariant(request) else { return nil }
         guard configuration.keepsProcessedPixels else {
