@@ -23,19 +23,17 @@ extension ImagePipeline {
     /// original is fresh; kept in the memory tier as a decode would be.
     func variantFromDisk(_ request: ImageRequest, bytesKey: MemoryKey, variantKey: MemoryKey) async -> ImageResponse? {
         guard let (stored, info) = storedVariant(request) else { return nil }
-        guard configuration.keepsProcessedPixels else {
-            memoryTier.keepVariant(
-                CachedImage(data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse),
-                for: variantKey, of: bytesKey)
-            return ImageResponse(data: stored.body, info: info, http: stored.servedHead(at: Date()), source: .disk)
-        }
         // Stored at its processed size by this pipeline's own encoder: decoded as it is, in this
         // process. A variant that no longer decodes (damage its checksum could not see) is a miss:
         // the original is decoded again and replaces it.
-        guard
-            let decoded = try? await configuration.decoder.decodeOffPool(
-                stored.body, processing: .original, maxPixelCount: configuration.validator.maxPixelCount, trusted: true)
-        else { return nil }
+        var decoded: DecodedImage?
+        if configuration.keepsProcessedPixels {
+            guard
+                let pixels = try? await configuration.decoder.decodeOffPool(
+                    stored.body, processing: .original, maxPixelCount: configuration.validator.maxPixelCount, trusted: true)
+            else { return nil }
+            decoded = pixels
+        }
         memoryTier.keepVariant(
             CachedImage(data: stored.body, info: info, http: stored.sourceResponse, reuse: stored.reuse, decoded: decoded),
             for: variantKey, of: bytesKey)

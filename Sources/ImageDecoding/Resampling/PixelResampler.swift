@@ -12,17 +12,17 @@ package enum PixelResampler {
     /// ``ImageProcessing/ContentMode/fill`` scaled to cover it and cropped to its centre; never
     /// enlarged, and returned as it is when nothing changes.
     package static func resample(_ image: DecodedImage, processing: ImageProcessing) throws(ImageDecodingError) -> DecodedImage {
-        try resample(image, processing: processing, opaque: { image.isOpaque })
+        try resample(image, processing: processing, knownOpacity: nil)
     }
 
     /// `base`'s image processed as `processing` asks, with the opacity the base read once.
     package static func resample(_ base: DecodedBase, processing: ImageProcessing) throws(ImageDecodingError) -> DecodedImage {
-        try resample(base.image, processing: processing, opaque: { base.isOpaque })
+        try resample(base.image, processing: processing, knownOpacity: base.isOpaque)
     }
 
-    /// The resample, `opaque` asked only when the image changes.
+    /// The resample; the image's opacity is read, when not known, only once it is to change.
     private static func resample(
-        _ image: DecodedImage, processing: ImageProcessing, opaque isOpaque: () -> Bool
+        _ image: DecodedImage, processing: ImageProcessing, knownOpacity: Bool?
     ) throws(ImageDecodingError) -> DecodedImage {
         try processing.checkPossible()
         guard image.bytesPerRow == image.pixelWidth * 4, image.pixels.count == image.bytesPerRow * image.pixelHeight,
@@ -30,7 +30,7 @@ package enum PixelResampler {
         else { throw .invalidProcessing("only tightly packed pixels are resampled") }
         let plan = ResamplePlan(width: image.pixelWidth, height: image.pixelHeight, processing: processing)
         guard plan.changesImage else { return image }
-        let opaque = isOpaque()
+        let opaque = knownOpacity ?? image.isOpaque
         let premultiplies = image.pixelFormat == .rgba8 && !opaque
         let shrinkX = SourceRows.shrink(for: plan.scaleX)
         let shrinkY = SourceRows.shrink(for: plan.scaleY)
@@ -67,7 +67,12 @@ package enum PixelResampler {
         let line = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: rows.width)
         let blockSums = UnsafeMutableBufferPointer<SIMD4<Int32>>.allocate(capacity: rows.width)
         let sums = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: outputWidth)
-        defer { for buffer in [ring, line, sums] { buffer.deallocate() }; blockSums.deallocate() }
+        defer {
+            ring.deallocate()
+            line.deallocate()
+            blockSums.deallocate()
+            sums.deallocate()
+        }
         var heldRows = [Int](repeating: -1, count: ringRows)
         var taps = [Int](repeating: 0, count: ringRows)
         let spread = horizontal.weights.map { SIMD4<Float>(repeating: $0) }

@@ -38,6 +38,13 @@ struct DiskVariantTests {
         return (ImagePipeline(configuration: configuration), store)
     }
 
+    /// An origin answering every request with `body`, fresh for an hour.
+    static func freshOrigin(serving body: Data) async throws -> LoopbackOrigin {
+        try await LoopbackOrigin.start { _ in
+            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: body)
+        }
+    }
+
     static func thumbnail(_ url: URL) -> ImageRequest {
         var request = ImageRequest(url: url, policy: .persistent())
         request.processing = .thumbnail(maxPixelSize: 60)
@@ -47,9 +54,7 @@ struct DiskVariantTests {
     @Test("a relaunch shows a thumbnail from its disk variant: one read, no original bytes, no network")
     func relaunchFromVariant() async throws {
         let photo = Self.photo(red: 200, blue: 30)
-        let origin = try await LoopbackOrigin.start { _ in
-            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: photo)
-        }
+        let origin = try await Self.freshOrigin(serving: photo)
         defer { Task { await origin.stop() } }
         let folder = TemporaryDirectory("variants")
         let url = origin.url("/photo.png")
@@ -90,9 +95,7 @@ struct DiskVariantTests {
     @Test("without processed pixels kept, a thumbnail's memory hit and its read from disk carry its stored JPEG and no pixels, and nothing decodes it")
     func bytesWithoutPixels() async throws {
         let photo = Self.photo(red: 30, blue: 220)
-        let origin = try await LoopbackOrigin.start { _ in
-            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: photo)
-        }
+        let origin = try await Self.freshOrigin(serving: photo)
         defer { Task { await origin.stop() } }
         let folder = TemporaryDirectory("variants")
         let url = origin.url("/photo.png")
@@ -180,9 +183,7 @@ struct DiskVariantTests {
         let photo = PNGEncoder.encode(width: 300, height: 200) { _, _ in
             (UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...255, using: &random), 90)
         }
-        let origin = try await LoopbackOrigin.start { _ in
-            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: photo)
-        }
+        let origin = try await Self.freshOrigin(serving: photo)
         defer { Task { await origin.stop() } }
         let folder = TemporaryDirectory("variants")
         defer { withExtendedLifetime(folder) {} }
@@ -209,9 +210,7 @@ struct DiskVariantTests {
     @Test("a thumbnail asked for in a format is kept as a variant of its own in that format, encoded from the original's pixels")
     func variantInAskedFormat() async throws {
         let photo = Self.photo(red: 40, blue: 220)
-        let origin = try await LoopbackOrigin.start { _ in
-            OriginResponse(headers: headers(("Cache-Control", "max-age=3600")), body: photo)
-        }
+        let origin = try await Self.freshOrigin(serving: photo)
         defer { Task { await origin.stop() } }
         let folder = TemporaryDirectory("variants")
         let url = origin.url("/photo.png")
