@@ -68,18 +68,16 @@ extension PersistentStore {
                             indexProblems = true
                         }
                     }
-                    guard let blob = try txn.bytes(of: stored, at: location, databases) else {
-                        report.problems.append(.missingBlob(key: metadata.key))
-                        damaged.append(digest)
-                        return true
+                    let problem = try txn.withBytes(of: stored, at: location, databases) { blob -> VerificationReport.Problem? in
+                        guard let blob else { return .missingBlob(key: metadata.key) }
+                        report.bytesChecked += blob.count
+                        if blob.count != metadata.byteCount {
+                            return .sizeMismatch(key: metadata.key, expected: metadata.byteCount, actual: blob.count)
+                        }
+                        return XXHash64.hash(blob) != metadata.checksum ? .checksumMismatch(key: metadata.key) : nil
                     }
-                    report.bytesChecked += blob.count
-                    if blob.count != metadata.byteCount {
-                        report.problems.append(
-                            .sizeMismatch(key: metadata.key, expected: metadata.byteCount, actual: blob.count))
-                        damaged.append(digest)
-                    } else if XXHash64.hash(blob) != metadata.checksum {
-                        report.problems.append(.checksumMismatch(key: metadata.key))
+                    if let problem {
+                        report.problems.append(problem)
                         damaged.append(digest)
                     }
                     return true

@@ -125,25 +125,27 @@ extension PersistentStore {
         guard let stored = try txn.record(of: digest, databases) else { return nil }
         let record = stored.bytes
         guard EntryRecord.isRecord(record, of: key) else { return nil }
-        guard let location = BlobLocation(record: record), let metadata = EntryRecord.decode(record, knownKey: key),
-            let blob = try txn.bytes(of: stored, at: location, databases), blob.count == metadata.byteCount
-        else {
+        guard let location = BlobLocation(record: record), let metadata = EntryRecord.decode(record, knownKey: key) else {
             damaged = true
             return nil
         }
-        // Every read, not only `verify`: a disk returns bad sectors without an error, and a
-        // store read without LMDB's locks may see pages a writer elsewhere is reusing (so there
-        // every read hashes). Either way the bytes are not the entry's; the writer tells the two
-        // apart when it checks again.
-        let whole =
-            core.blobs.readsWithoutLocks
-            ? XXHash64.hash(blob) == metadata.checksum
-            : verifiedBlobs.matches(blob, checksum: metadata.checksum, digest: digest, location: location)
-        guard whole else {
+        let data = try txn.withBytes(of: stored, at: location, databases) { blob -> Data? in
+            guard let blob, blob.count == metadata.byteCount else { return nil }
+            // Every read, not only `verify`: a disk returns bad sectors without an error, and a
+            // store read without LMDB's locks may see pages a writer elsewhere is reusing (so
+            // there every read hashes). Either way the bytes are not the entry's; the writer tells
+            // the two apart when it checks again.
+            let whole =
+                core.blobs.readsWithoutLocks
+                ? XXHash64.hash(blob) == metadata.checksum
+                : verifiedBlobs.matches(blob, checksum: metadata.checksum, digest: digest, location: location)
+            return whole ? Data(blob) : nil
+        }
+        guard let data else {
             damaged = true
             return nil
         }
-        return CachedEntry(data: Data(blob), metadata: metadata)
+        return CachedEntry(data: data, metadata: metadata)
     }
 
     /// The entry for `key` derived from `sourceKey`, with the source's metadata (not its bytes),

@@ -27,13 +27,16 @@ extension PersistentStore {
                 try txn.forEachRecord(databases) { digest, stored in
                     guard let location = BlobLocation(record: stored.bytes),
                         let metadata = EntryRecord.decode(stored.bytes), KeyDigest(key: metadata.key) == digest,
-                        let bytes = try? txn.bytes(of: stored, at: location, databases), bytes.count == metadata.byteCount,
-                        XXHash64.hash(bytes) == metadata.checksum
+                        let data = try? txn.withBytes(of: stored, at: location, databases, { bytes -> Data? in
+                            guard let bytes, bytes.count == metadata.byteCount, XXHash64.hash(bytes) == metadata.checksum
+                            else { return nil }
+                            return Data(bytes)
+                        })
                     else {
                         report.leftBehind += 1
                         return true
                     }
-                    let entry = NewEntry(key: metadata.key, data: Data(bytes), attributes: metadata.attributes, source: metadata.source)
+                    let entry = NewEntry(key: metadata.key, data: data, attributes: metadata.attributes, source: metadata.source)
                     if entry.source != nil {
                         derived.append(entry)
                     } else {

@@ -15,7 +15,7 @@ enum EntryDamage {
             let digest = KeyDigest(key: key)
             let stored = try #require(try txn.record(of: digest, databases))
             let location = try #require(BlobLocation(record: stored.bytes))
-            var bytes = try #require(try txn.bytes(of: stored, at: location, databases)).map { $0 }
+            var bytes = try #require(try txn.withBytes(of: stored, at: location, databases) { $0.map(Array.init) })
             change(&bytes)
             guard case let .withRecord(number) = location else {
                 let database = location.database(databases)

@@ -302,11 +302,13 @@ struct ChangeSet {
     private func isDamaged(_ digest: KeyDigest) throws -> Bool {
         guard let stored = try storedRecord(digest) else { return false }
         guard let location = BlobLocation(record: stored.bytes), let metadata = EntryRecord.decode(stored.bytes),
-            KeyDigest(key: metadata.key) == digest,
-            let blob = try txn.bytes(of: stored, at: location, databases)
+            KeyDigest(key: metadata.key) == digest
         else {
             return true
         }
-        return blob.count != metadata.byteCount || XXHash64.hash(blob) != metadata.checksum
+        return try txn.withBytes(of: stored, at: location, databases) { blob in
+            guard let blob else { return true }
+            return blob.count != metadata.byteCount || XXHash64.hash(blob) != metadata.checksum
+        }
     }
 }

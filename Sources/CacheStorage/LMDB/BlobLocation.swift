@@ -56,14 +56,27 @@ enum BlobLocation: Equatable {
 }
 
 extension LMDBTransaction {
-    /// The bytes of the entry whose record is `stored`, at `location`, where that record says
-    /// they are (the caller has it already: reading the record again for it doubled the work).
-    func bytes(of stored: StoredRecord, at location: BlobLocation, _ databases: BlobStore.Databases) throws
-        -> UnsafeRawBufferPointer?
-    {
-        if case .withRecord = location { return stored.followingBytes }
-        return try blob(at: location, databases)
+    /// What `body` makes of the bytes of the entry whose record is `stored` (nil when they are
+    /// missing), at `location`, where that record says they are (the caller has it already:
+    /// reading the record again for it doubled the work).
+    ///
+    /// A blob of ``unmappedAfterReading`` or more is unmapped from the process once `body` has
+    /// copied or hashed it (``BlobStore/unmapPages(of:)``): kept mapped, every large entry ever
+    /// read would stay in the process's resident memory, which would grow toward the size of the
+    /// cache although nothing holds those pages any more.
+    func withBytes<Result>(
+        of stored: StoredRecord, at location: BlobLocation, _ databases: BlobStore.Databases,
+        _ body: (UnsafeRawBufferPointer?) throws -> Result
+    ) throws -> Result {
+        if case .withRecord = location { return try body(stored.followingBytes) }
+        let blob = try blob(at: location, databases)
+        defer { if let blob, blob.count >= Self.unmappedAfterReading { BlobStore.unmapPages(of: blob) } }
+        return try body(blob)
     }
+
+    /// The smallest blob whose pages a read unmaps: smaller ones share their pages with their
+    /// neighbours in the log, and a read of one would cost a system call for a page or two.
+    static let unmappedAfterReading = 64 * 1024
 
     /// The blob at `location` in the blob log, or nil (bytes with their record: see
     /// `bytes(of:at:_:)`).

@@ -30,6 +30,18 @@ extension BlobStore {
         }
     }
 
+    /// Unmaps from this process the whole pages of the map that `bytes`, read through it, covers
+    /// (their file pages stay in the page cache). Pages only partly covered stay: they hold
+    /// their neighbours too.
+    static func unmapPages(of bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (UInt(bitPattern: base) + page - 1) / page * page
+        let end = (UInt(bitPattern: base) + UInt(bytes.count)) / page * page
+        guard end > start, let first = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(first, Int(end - start), MADV_DONTNEED)
+    }
+
     /// Another process grew the map: take the new size.
     func adoptResizedMap() throws {
         try environment.withLock { env in

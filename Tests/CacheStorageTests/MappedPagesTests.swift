@@ -1,0 +1,56 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CacheStorage
+
+/// A read copies a large entry out of LMDB's map and then unmaps its pages (`withBytes(of:at:_:_:)`),
+/// so that what this process has read does not stay in its resident memory.
+@Suite("Mapped pages")
+struct MappedPagesTests {
+    /// Kibibytes of `file` this process has mapped and resident, from `/proc/self/smaps`; nil
+    /// when it has not mapped the file.
+    static func residentKiB(of mapped: URL) throws -> Int? {
+        let file = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"), "no /proc/self/smaps")
+        defer { try? file.close() }
+        let smaps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+        let path = mapped.resolvingSymlinksInPath().path
+        var total: Int?
+        var inFile = false
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.count >= 5, fields[0].contains("-"), fields[0].allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+                inFile = fields.count >= 6 && fields[5...].joined(separator: " ") == path
+            } else if inFile, fields.first == "Rss:", fields.count >= 2 {
+                total = (total ?? 0) + (Int(fields[1]) ?? 0)
+            }
+        }
+        return total
+    }
+
+    @Test("reading large entries leaves their pages out of the process's resident memory")
+    func largeReadsUnmapped() async throws {
+        #if os(Linux)
+        let folder = TemporaryDirectory()
+        let count = 8
+        let size = 1 << 20
+        let entries = (0..<count).map {
+            NewEntry(key: "https://cdn.example.com/large/\($0).jpg", data: Data(progression: size, start: $0, step: 7))
+        }
+        do {
+            let store = try PersistentStore(directory: folder.url)
+            try await store.put(entries)
+            store.close()
+        }
+        let store = try PersistentStore(directory: folder.url)
+        defer { store.close() }
+        let data = folder.url.appendingPathComponent("blobs/data.mdb")
+        for entry in entries {
+            #expect(try store.get(entry.key)?.data == entry.data)
+        }
+        // Every entry's bytes were read through the map: left mapped, they would be resident.
+        let resident = try #require(try Self.residentKiB(of: data), "the data file is not mapped")
+        #expect(resident < count * size / 1024 / 4, "\(resident) KiB of the data file stay resident after reading \(count) MiB")
+        #endif
+    }
+}
