@@ -79,7 +79,7 @@ extension LMDBTransaction {
     static let unmappedAfterReading = 64 * 1024
 
     /// The blob at `location` in the blob log, or nil (bytes with their record: see
-    /// `bytes(of:at:_:)`).
+    /// `withBytes(of:at:_:_:)`).
     func blob(at location: BlobLocation, _ databases: BlobStore.Databases) throws -> UnsafeRawBufferPointer? {
         if case .withRecord = location { return nil }
         return try location.withKey { try get(location.database(databases), key: $0) }
