@@ -104,6 +104,8 @@ extension StoreCore {
         let prefilled = prefill?.finish(committed: committed.putRecords, journal: committed.journal)
         synchronizeIndex(accessLimit: Self.accessesPerPass, prefilled: prefilled)
         enforceLimits()
+        // Before the puts return: a caller that has its answer finds the map released.
+        blobs.releaseMappedPagesIfDue()
         for (item, result) in zip(items, committed.outcomes) { item.completion(.success(result)) }
         durability.flushState.withLock { $0.pending = true }
         flushIfDue()

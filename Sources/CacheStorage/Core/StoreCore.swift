@@ -40,7 +40,6 @@ final class StoreCore: Sendable {
         let layout = StoreLayout(directory: directory)
         self.configuration = configuration
         let opened = try StoreOpener(layout: layout, configuration: configuration).open()
-        opened.blobs.finishOpening()
         blobs = opened.blobs
         index = opened.index
         mirroring = IndexMirroring(appliedSequence: opened.appliedSequence)

@@ -42,13 +42,33 @@ extension BlobStore {
         _ = madvise(first, Int(end - start), MADV_DONTNEED)
     }
 
+    /// Unmaps the whole map from this process, at most once every ``mapReleaseInterval``. A read
+    /// of a large blob unmaps its own pages; what else is read through the map (records, B-tree
+    /// pages, small entries, each faulted in with the neighbours the kernel maps around a fault,
+    /// often entries just written) would otherwise stay resident and grow with the store. The
+    /// file's pages stay in the page cache: the next read faults them back without the disk.
+    func releaseMappedPagesIfDue() {
+        let due = lastMapRelease.withLock { last in
+            guard ContinuousClock.now - last >= Self.mapReleaseInterval else { return false }
+            last = .now
+            return true
+        }
+        guard due else { return }
+        environment.withSharedLock { env in
+            guard !isClosed.withLock({ $0 }) else { return }
+            Self.advise(env.handle, MADV_DONTNEED)
+        }
+    }
+
+    /// How often ``releaseMappedPagesIfDue()`` unmaps the map.
+    static let mapReleaseInterval = Duration.seconds(1)
+
     /// Another process grew the map: take the new size.
     func adoptResizedMap() throws {
         try environment.withLock { env in
             try ensureOpen()
             dropReadPool()
             try LMDBError.check(mdb_env_set_mapsize(env.handle, 0), "adopt the resized map")
-            env.readviseAfterMapping()
             var info = MDB_envinfo()
             mdb_env_info(env.handle, &info)
             env.mapBytes = info.me_mapsize
@@ -75,7 +95,6 @@ extension BlobStore {
             }
             dropReadPool()
             try LMDBError.check(mdb_env_set_mapsize(env.handle, newSize), "grow the map")
-            env.readviseAfterMapping()
             env.mapBytes = max(env.mapBytes, newSize)
         }
     }
@@ -93,7 +112,6 @@ extension BlobStore {
             let unbounded = env.mapBytes
             dropReadPool()
             try LMDBError.check(mdb_env_set_mapsize(env.handle, min(ceiling ?? unbounded, unbounded)), "resize the map")
-            env.readviseAfterMapping()
             env.growthCeiling = ceiling
         }
     }

@@ -9,22 +9,21 @@ import Darwin
 
 /// Opening LMDB's environment and its named databases.
 extension BlobStore {
-    /// Advises the kernel how the map's pages will be read.
+    /// Advises the kernel about the map's pages (`madvise` over the whole map; LMDB does not say
+    /// where its map is, so it is found by its file in `/proc/self/maps`).
     ///
-    /// While a store opens, `MADV_RANDOM` (LMDB gives it whenever it maps the file, opened with
-    /// `MDB_NORDAHEAD`, before it reads a page through the map): each page opening reads (LMDB's
-    /// main and info pages, the journal) depends on the one before, and a fault on a cold page
-    /// otherwise reads the disk's whole read-ahead window around it (`read_ahead_kb`), megabytes
-    /// where one page is needed. Afterwards `MADV_NORMAL` (``finishOpening()``): random advice also
-    /// turns off the kernel's fault-around, which maps a fault's cached neighbours with it, and kept
-    /// for good (`MDB_NORDAHEAD`) it made warm reads of small entries markedly slower. A read-ahead
-    /// hint per read of a large blob (`madvise(WILLNEED)`) cost every warm read more than it saved,
-    /// and was left out.
+    /// The map's reads are advised `MADV_RANDOM` for good: LMDB gives that advice whenever it maps
+    /// the file, opened with `MDB_NORDAHEAD`. A fault on a cold page otherwise reads the disk's whole
+    /// read-ahead window around it (`read_ahead_kb`), megabytes where one page is needed, and each
+    /// page an opening reads (LMDB's main and info pages, the journal) depends on the one before.
+    /// Random advice also turns off the kernel's fault-around, so a read maps only the pages it
+    /// touches. A read-ahead hint per read of a large blob (`madvise(WILLNEED)`) cost every warm
+    /// read more than it saved, and was left out. ``releaseMappedPagesIfDue()`` advises
+    /// `MADV_DONTNEED`.
     static func advise(_ env: OpaquePointer, _ advice: Int32) {
-        var info = MDB_envinfo()
-        mdb_env_info(env, &info)
-        guard let address = info.me_mapaddr else { return }
-        _ = madvise(address, info.me_mapsize, advice)
+        var descriptor: Int32 = -1
+        guard mdb_env_get_fd(env, &descriptor) == 0 else { return }
+        for map in Platform.mappedRanges(ofFileOpenAt: descriptor) { _ = madvise(map.baseAddress, map.count, advice) }
     }
 
     /// Slots in LMDB's reader table: one per read transaction open at once, across every process.

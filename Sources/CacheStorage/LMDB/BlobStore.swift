@@ -52,19 +52,11 @@ final class BlobStore: @unchecked Sendable {
     struct Environment {
         /// Replaced by `compactInPlace` and by `reopenAfterPanic`.
         var handle: OpaquePointer
-        /// Set by `finishOpening`: the map's advice is normal.
-        var hasOpened = false
         /// The map's size as this process last set or adopted it, whatever the growth ceiling.
         var mapBytes: Int
         /// The most the data file may grow to while the volume's free space binds the store (see
         /// ``limitGrowth(to:)``); nil when only the map bounds it.
         var growthCeiling: Int?
-
-        /// After LMDB mapped the file again (a new size, a new environment), which it advises
-        /// random: normal advice back once the store has opened.
-        func readviseAfterMapping() {
-            if hasOpened { BlobStore.advise(handle, MADV_NORMAL) }
-        }
     }
 
     let directory: URL
@@ -78,6 +70,8 @@ final class BlobStore: @unchecked Sendable {
     let isClosed = Locked(false)
     /// When an idle pass last cleared stale reader slots (see ``clearStaleReadersIfDue()``).
     let lastReaderCheck = Locked(Date())
+    /// When ``releaseMappedPagesIfDue()`` last unmapped the map.
+    let lastMapRelease = Locked(ContinuousClock.now)
     /// Present in periodic durability: marks the store dirty around unsynced commits.
     let flushMarker: FlushMarker?
     /// Set when LMDB faulted inside a write (a damaged page on its path): that transaction can
@@ -117,7 +111,7 @@ final class BlobStore: @unchecked Sendable {
                 throw .damaged("\(name) is a \(kind), not a regular file")
             }
         }
-        // Random advice from the map's first page on (see `advise`), until `finishOpening`.
+        // Random advice from the map's first page on (see `advise`).
         var flags = UInt32(MDB_NOTLS) | UInt32(MDB_NORDAHEAD) | Self.syncFlags(durability)
             | (readOnly ? UInt32(MDB_RDONLY) : 0)
         let mapBytes = Self.roundToPages(initialMapBytes)
@@ -168,15 +162,6 @@ final class BlobStore: @unchecked Sendable {
         if flags & UInt32(MDB_NOLOCK) == 0 {
             var dead: Int32 = 0
             mdb_reader_check(env, &dead)
-        }
-    }
-
-    /// The store has opened: the map's pages are read as usual from now on (see `advise`).
-    func finishOpening() {
-        environment.withLock { env in
-            guard !isClosed.withLock({ $0 }) else { return }
-            env.hasOpened = true
-            Self.advise(env.handle, MADV_NORMAL)
         }
     }
 
@@ -231,7 +216,6 @@ final class BlobStore: @unchecked Sendable {
                 let env = try Self.openEnvironment(directory, flags: flags, mapBytes: info.me_mapsize, mode: fileMode)
                 current.handle = env
                 databases = try Self.openDatabases(env, readOnly: isReadOnly)
-                current.readviseAfterMapping()
             } catch {
                 isClosed.withLock { $0 = true }
                 throw StorageError.corruptStore(
@@ -284,7 +268,6 @@ final class BlobStore: @unchecked Sendable {
             }
             current.handle = env
             databases = reopened
-            current.readviseAfterMapping()
             return (before, dataFile.fileSize ?? 0)
         }
     }
