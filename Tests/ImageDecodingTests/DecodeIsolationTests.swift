@@ -223,6 +223,51 @@ struct DecodeIsolationTests {
     }
 
     /// The state letter /proc gives a process (`R`, `S`, `Z` …).
+    @Test("a worker keeps out of its resident memory the library pages it touched only to start")
+    func libraryPagesDropped() async throws {
+        let isolation = Self.isolation(memoryLimitMiB: 1028)
+        _ = try await PlatformImageDecoder(isolation: isolation)
+            .decodeOffPool(Self.png, processing: .original, maxPixelCount: Self.limit)
+        let worker = try #require(isolation.idleWorkerProcessIDs.first)
+        let resident = try #require(Self.residentUnchangedFileKiB(of: worker), "no smaps for worker \(worker)")
+        // Loaded and started, libvips' libraries and the worker's own hold several times this.
+        #expect(resident < 16 << 10, "worker \(worker) keeps \(resident) KiB of its files' pages resident")
+    }
+
+    /// Kibibytes resident in `pid`'s private, read-only file mappings that hold no page of their
+    /// own: the pages `DecodeWorkerService.dropLoadedLibraryPages()` drops.
+    static func residentUnchangedFileKiB(of pid: Int32) -> Int? {
+        // Read to its end: a procfs file reports no size.
+        guard let file = FileHandle(forReadingAtPath: "/proc/\(pid)/smaps"), let bytes = try? file.readToEnd() else { return nil }
+        try? file.close()
+        let smaps = String(decoding: bytes, as: UTF8.self)
+        var total = 0
+        var counted = false
+        var rss = 0
+        var anonymous = 0
+        func finish() {
+            if counted, anonymous == 0 { total += rss }
+            counted = false
+            rss = 0
+            anonymous = 0
+        }
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard let first = fields.first else { continue }
+            if first.hasSuffix(":") {
+                if first == "Rss:", fields.count >= 2 { rss = Int(fields[1]) ?? 0 }
+                if first == "Anonymous:", fields.count >= 2 { anonymous = Int(fields[1]) ?? 0 }
+                continue
+            }
+            finish()
+            let permissions = fields.count == 6 ? Array(fields[1]) : []
+            counted = permissions.count == 4 && permissions[1] != "w" && permissions[3] == "p"
+                && fields[5].drop { $0 == " " }.hasPrefix("/")
+        }
+        finish()
+        return total
+    }
+
     static func state(of pid: Int32) -> Character? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")

@@ -21,6 +21,8 @@ package enum DecodeWorkerService {
         limit(RLIMIT_CORE, to: 0)
         limit(RLIMIT_AS, to: rlim_t(memoryLimit))
         let socket = DecodeSocket(descriptor: socketDescriptor)
+        // A failure to start is the first job's to report.
+        if (try? VipsRuntime.start()) != nil { dropLoadedLibraryPages() }
         while true {
             let message: Data
             do {
