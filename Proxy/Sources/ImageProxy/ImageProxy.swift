@@ -41,8 +41,9 @@ public final class ImageProxy: Sendable {
     public let pipeline: ImagePipeline
     /// The options it runs with.
     public let options: Options
-    /// Paths already parsed and checked (a signature is checked once per path), up to 8 MiB of paths.
-    private let checkedPaths = Memo<String, Result<CheckedPath, ProxyRequestError>>(costLimit: 8 << 20)
+    /// Paths already parsed and checked (a signature is checked once per path), up to 1 MiB of paths:
+    /// enough for the requests in flight, each checked when it is read and again when it is answered.
+    private let checkedPaths = Memo<String, Result<CheckedPath, ProxyRequestError>>(costLimit: 1 << 20)
     /// Answers prepared per path and `Accept` from responses the memory tier hands out, reused while
     /// it hands out the same one. A remembered response keeps its bytes and pixels alive after the
     /// memory tier lets them go, so what it holds is bounded too: 16 MiB.
@@ -76,7 +77,9 @@ public final class ImageProxy: Sendable {
         let started = ContinuousClock.now
         if let hit = pipeline.cachedImage(for: request) {
             options.metrics?.record(hit, duration: ContinuousClock.now - started)
-            return await answer(hit, for: request, key: AnswerKey(path: path, accept: accept), spec: parsed.processing, ifNoneMatch: ifNoneMatch)
+            return await answer(
+                hit, for: request, key: AnswerKey(path: path, accept: accept), spec: parsed.processing, ifNoneMatch: ifNoneMatch,
+                remembering: true)
         }
         do {
             try await options.sources.check(parsed.source)
@@ -99,12 +102,15 @@ public final class ImageProxy: Sendable {
         } catch {
             return .error(503, "The load was cancelled.")
         }
-        return await answer(response, for: request, key: AnswerKey(path: path, accept: accept), spec: parsed.processing, ifNoneMatch: ifNoneMatch)
+        return await answer(
+            response, for: request, key: AnswerKey(path: path, accept: accept), spec: parsed.processing, ifNoneMatch: ifNoneMatch,
+            remembering: false)
     }
 
     /// The answer to `GET path` when it can be given at once, without waiting for anything: a
     /// path that does not parse or whose signature is wrong, or an image the memory tier holds
-    /// whose answer was prepared before (a thumbnail asked for again). Nil when the answer needs a
+    /// whose answer was prepared before (a thumbnail asked for a third time or more: the second
+    /// request prepared it). Nil when the answer needs a
     /// load or an encode. The server's event loops call it for every request
     /// (`MemoryAnswerHandler`), so it takes only short locks.
     public func answerAtOnce(path: String, accept: String?, ifNoneMatch: String?) -> ProxyAnswer? {
@@ -180,17 +186,22 @@ public final class ImageProxy: Sendable {
         }
     }
 
-    /// The bytes to send for `response`, with their headers, or a 304.
+    /// The bytes to send for `response`, with their headers, or a 304; the answer is kept for the
+    /// next request when `remembering` (the request was answered from memory).
     private func answer(
-        _ response: ImageResponse, for request: ImageRequest, key: AnswerKey, spec: ProcessingSpec, ifNoneMatch: String?
+        _ response: ImageResponse, for request: ImageRequest, key: AnswerKey, spec: ProcessingSpec, ifNoneMatch: String?,
+        remembering: Bool
     ) async -> ProxyAnswer {
         if let known = prepared[key], known.response == response { return known.answer(ifNoneMatch: ifNoneMatch) }
         guard let made = await prepare(response, for: request, spec: spec) else {
             return .error(502, "The processed image could not be encoded.")
         }
         // Only an answer made from what the memory tier hands out is worth keeping: the next
-        // request gets that same response.
-        if made.response.source == .memory {
+        // request gets that same response. And only once its path is asked for again: the first
+        // request of a path is a load, and most paths a proxy loads (a new size, a new image) are
+        // not asked for twice, so keeping their answers would hold their bytes after the memory
+        // tier let them go.
+        if remembering, made.response.source == .memory {
             let held =
                 key.path.utf8.count + made.body.readableBytes + made.response.data.count + (made.response.decoded?.cost ?? 0)
             prepared.remember(made, for: key, cost: held)
