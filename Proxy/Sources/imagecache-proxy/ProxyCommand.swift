@@ -1,7 +1,4 @@
 import ArgumentParser
-#if canImport(CMalloc)
-import CMalloc
-#endif
 import NIOCore
 import NIOPosix
 
@@ -25,14 +22,7 @@ struct ProxyCommand: AsyncParsableCommand {
     /// Swift's own pool and back. The pipeline's long work (decoding, encoding, the store's
     /// commits) runs on threads of its own, so the loops stay free for I/O.
     static func main() async {
-        #if canImport(CMalloc)
-        // A thumbnail's pixels and a source's bytes are large buffers that live for one request:
-        // mapped on their own, their memory goes back to the system when they are freed, instead
-        // of staying in the heap of whichever thread freed them, so the process's size follows
-        // what it holds (the memory tier's limit) rather than its busiest moment.
-        mallopt(M_MMAP_THRESHOLD, 128 * 1024)
-        mallopt(M_ARENA_MAX, 2)
-        #endif
+        ProcessHeap.configure()
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         await main(nil)
     }

@@ -156,13 +156,9 @@ struct Serve: AsyncParsableCommand {
             "starting", metadata: ["cache": "\(cachePath)", "signed": "\(options.signer != nil)", "unsigned": "\(allowUnsigned)"])
         // The store's service comes first: a group stops its services in reverse order, so the
         // server stops taking requests before the store is flushed and closed.
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: storeService), .init(service: application)]
-        #if canImport(CMalloc)
-        services.append(.init(service: HeapTrimmer()))
-        #endif
         let group = ServiceGroup(
             configuration: .init(
-                services: services,
+                services: [.init(service: storeService), .init(service: application), .init(service: ProcessHeap())],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         try? await transport.shutdown()
